@@ -1,0 +1,63 @@
+"""Encoding and decoding of objects: JSON (orjson) and YAML (PyYAML's C implementation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import yaml
+
+from . import errors
+
+JSON = "application/json"
+YAML = "application/yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+
+# What the server says it accepts (kube-apiserver lists protobuf too; we answer it with 415/406).
+SUPPORTED_MEDIA_TYPES = [JSON, YAML, PROTOBUF]
+
+_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def encode_json(obj: Any, pretty: bool = False) -> bytes:
+    if pretty:
+        return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(obj)
+
+
+def encode_yaml(obj: Any) -> bytes:
+    return yaml.dump(obj, Dumper=_YamlDumper, default_flow_style=False, sort_keys=True,
+                     allow_unicode=True).encode()
+
+
+def decode_json(body: bytes) -> Any:
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as err:
+        raise errors.bad_request(f"error decoding request body: {err}") from None
+
+
+def decode_yaml(body: bytes) -> Any:
+    try:
+        return yaml.load(body, Loader=_YamlLoader)
+    except yaml.YAMLError as err:
+        raise errors.bad_request(f"error converting YAML to JSON: {err}") from None
+
+
+def media_type_of(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def decode_body(body: bytes, content_type: str) -> Any:
+    """Decode a request body by its Content-Type; the caller checks the result is an object."""
+    media = media_type_of(content_type) if content_type else JSON
+    if media in (JSON, "", "*/*"):
+        return decode_json(body)
+    if media in (YAML, "application/x-yaml", "text/yaml"):
+        return decode_yaml(body)
+    raise errors.unsupported_media_type(content_type, SUPPORTED_MEDIA_TYPES)

@@ -1,0 +1,252 @@
+"""ObjectStore: storage.Interface over an etcd-shaped KV (k8s.io/apiserver/pkg/storage/etcd3/store.go).
+
+An object's resourceVersion is the revision of its last modification; it is not stored in the
+value but set on decode, so a value never disagrees with its key's revision."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator
+
+import orjson
+
+from . import continue_token
+from .interface import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    ConflictError,
+    DeleteValidation,
+    ExpiredError,
+    KeyExistsError,
+    KeyNotFoundError,
+    ListOptions,
+    ListResult,
+    Object,
+    Preconditions,
+    Predicate,
+    TooLargeResourceVersionError,
+    UpdateFunc,
+    WatchEvent,
+)
+from .kv import DELETE, KV, CompactedError, FutureRevisionError, KeyValue, KVEvent, prefix_end
+
+EXPIRED_LIST = "The resourceVersion for the provided list is too old."
+INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new "
+    "list without the continue parameter, or use the continue token in this response to retrieve the "
+    "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
+    "that were created, modified, or deleted between the time the first chunk was returned and now may show "
+    "up in the list.")
+
+
+def encode(obj: Object) -> bytes:
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+        obj = {**obj, "metadata": meta}
+    return orjson.dumps(obj)
+
+
+def decode(value: bytes, revision: int) -> Object:
+    obj = orjson.loads(value)
+    obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
+    return obj
+
+
+def _rv(value: str) -> int:
+    return int(value) if value else 0
+
+
+class ObjectStore:
+    def __init__(self, kv: KV):
+        self.kv = kv
+
+    async def create(self, key: str, obj: Object) -> Object:
+        if (obj.get("metadata") or {}).get("resourceVersion"):
+            raise ValueError("resourceVersion should not be set on objects to be created")
+        value = encode(obj)
+        result = await self.kv.create(key, value)
+        if not result.succeeded:
+            raise KeyExistsError(key)
+        return decode(value, result.revision)
+
+    async def get(self, key: str) -> Object:
+        kv = await self.kv.get(key)
+        if kv is None:
+            raise KeyNotFoundError(key)
+        return decode(kv.value, kv.mod_revision)
+
+    async def count(self, key_prefix: str) -> int:
+        return await self.kv.count(key_prefix, prefix_end(key_prefix))
+
+    async def current_revision(self) -> int:
+        return await self.kv.current_revision()
+
+    async def guaranteed_update(self, key: str, try_update: UpdateFunc,
+                                preconditions: Preconditions | None = None,
+                                ignore_not_found: bool = False) -> Object:
+        current = await self.kv.get(key)
+        while True:
+            if current is None and not ignore_not_found:
+                raise KeyNotFoundError(key)
+            existing = decode(current.value, current.mod_revision) if current else {}
+            if preconditions is not None and current is not None:
+                preconditions.check(key, existing)
+            updated = await try_update(existing)
+            value = encode(updated)
+            if current is None:
+                result = await self.kv.create(key, value)
+            elif value == current.value:
+                return existing  # nothing changed: no new revision, as in Kubernetes
+            else:
+                result = await self.kv.update(key, value, current.mod_revision)
+            if result.succeeded:
+                return decode(value, result.revision)
+            current = result.current if result.current is not None else await self.kv.get(key)
+
+    async def delete(self, key: str, preconditions: Preconditions | None = None,
+                     validate_deletion: DeleteValidation | None = None) -> Object:
+        current = await self.kv.get(key)
+        while True:
+            if current is None:
+                raise KeyNotFoundError(key)
+            existing = decode(current.value, current.mod_revision)
+            if preconditions is not None:
+                preconditions.check(key, existing)
+            if validate_deletion is not None:
+                await validate_deletion(existing)
+            result = await self.kv.delete(key, current.mod_revision)
+            if result.succeeded:
+                return existing
+            current = result.current
+
+    # ---- list ----
+
+    async def get_list(self, key_prefix: str, opts: ListOptions) -> ListResult:
+        end = prefix_end(key_prefix)
+        start, revision = key_prefix, 0
+        requested = _rv(opts.resource_version)
+        if opts.continue_token:
+            start, revision = continue_token.decode(opts.continue_token, key_prefix)
+            revision = max(revision, 0)
+        elif requested and (opts.resource_version_match == "Exact"
+                            or (not opts.resource_version_match and opts.limit > 0)):
+            revision = requested
+        current = await self.kv.current_revision()
+        if not revision and requested > current:
+            raise TooLargeResourceVersionError(requested, current)
+        items, next_key, read_at = await self._read_pages(start, end, revision, opts)
+        result = ListResult(items, read_at)
+        if next_key is not None:
+            result.continue_token = continue_token.encode(next_key, key_prefix, read_at)
+            if opts.predicate_empty:
+                remaining = await self.kv.count(next_key, end)
+                result.remaining_item_count = remaining
+        return result
+
+    async def _read_pages(self, start: str, end: str, revision: int, opts: ListOptions,
+                          ) -> tuple[list[Object], str | None, int]:
+        """Reads until `limit` objects matched or the range is done; returns the next key if not done."""
+        items: list[Object] = []
+        predicate = opts.predicate
+        limit = opts.limit
+        while True:
+            try:
+                page = await self.kv.range(start, end, revision, limit)
+            except CompactedError:
+                if opts.continue_token:
+                    token = continue_token.encode(start, "", -1)
+                    raise ExpiredError(INCONSISTENT_CONTINUE, token) from None
+                raise ExpiredError(EXPIRED_LIST) from None
+            except FutureRevisionError as err:
+                raise TooLargeResourceVersionError(err.requested, err.current) from None
+            revision = page.revision
+            for kv in page.kvs:
+                obj = decode(kv.value, kv.mod_revision)
+                if predicate is None or predicate(obj):
+                    items.append(obj)
+            if not page.more:
+                return items, None, revision
+            start = page.kvs[-1].key + "\x00"
+            if len(items) >= limit:
+                return items, start, revision
+
+    # ---- watch ----
+
+    async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
+                    ) -> ObjectWatcher:
+        requested = _rv(resource_version)
+        compacted = await self.kv.compacted_revision()
+        if requested and requested < compacted:
+            raise ExpiredError(f"too old resource version: {requested} ({compacted})")
+        end = prefix_end(key_prefix)
+        initial: list[WatchEvent] = []
+        if not requested:
+            # Unset or "0": the current state as ADDED events, then every change after it.
+            page = await self.kv.range(key_prefix, end)
+            requested = page.revision
+            for kv in page.kvs:
+                obj = decode(kv.value, kv.mod_revision)
+                if predicate is None or predicate(obj):
+                    initial.append(WatchEvent(ADDED, obj, kv.mod_revision))
+        stream = self.kv.watch(key_prefix, end, requested + 1)
+        return ObjectWatcher(stream, initial, predicate)
+
+
+def _transform(event: KVEvent, predicate: Predicate | None) -> WatchEvent | None:
+    """One KV event as the watcher sees it, with selector transitions (k8s etcd3 watcher.transform)."""
+    if event.type == DELETE:
+        old = decode(event.prev_value or b"{}", event.revision)
+        if predicate is None or predicate(old):
+            return WatchEvent(DELETED, old, event.revision)
+        return None
+    obj = decode(event.value, event.revision)
+    if event.prev_value is None:
+        return WatchEvent(ADDED, obj, event.revision) if predicate is None or predicate(obj) else None
+    if predicate is None:
+        return WatchEvent(MODIFIED, obj, event.revision)
+    old = decode(event.prev_value, event.revision)
+    now_passes, old_passes = predicate(obj), predicate(old)
+    if now_passes and old_passes:
+        return WatchEvent(MODIFIED, obj, event.revision)
+    if now_passes:
+        return WatchEvent(ADDED, obj, event.revision)
+    if old_passes:
+        return WatchEvent(DELETED, old, event.revision)
+    return None
+
+
+class ObjectWatcher:
+    """An async iterator of WatchEvents; stop() ends it."""
+
+    def __init__(self, stream: AsyncIterator[list[KVEvent]], initial: list[WatchEvent], predicate: Predicate | None):
+        self._stream = stream
+        self._pending: deque[WatchEvent] = deque(initial)
+        self._predicate = predicate
+        self._stopped = asyncio.Event()
+
+    def __aiter__(self) -> ObjectWatcher:
+        return self
+
+    async def __anext__(self) -> WatchEvent:
+        while not self._pending:
+            if self._stopped.is_set():
+                raise StopAsyncIteration
+            try:
+                batch = await self._stream.__anext__()
+            except CompactedError as err:
+                raise ExpiredError(f"too old resource version: {err.requested - 1} ({err.compacted})") from None
+            self._pending.extend(e for e in (_transform(ev, self._predicate) for ev in batch) if e is not None)
+        return self._pending.popleft()
+
+    async def stop(self) -> None:
+        self._stopped.set()
+        try:
+            await self._stream.aclose()  # type: ignore[attr-defined]
+        except RuntimeError:
+            pass  # still running in a task being cancelled: it closes itself
+
+
+__all__ = ["ObjectStore", "ObjectWatcher", "ConflictError", "KeyValue"]

@@ -1,0 +1,281 @@
+"""SQLiteKV: the KV interface on one SQLite database.
+
+Writes are queued and committed by one writer thread in batches (group commit): while one batch
+is being made durable the next one gathers, so N concurrent writers share one fsync. A write is
+acknowledged only after its batch committed. Watchers are fed in memory after each commit; a
+watch that starts in the past first replays the log from the database."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from .. import kv
+from ..kv import DELETE, PUT, KeyValue, KVEvent, RangeResult, TxnResult
+from . import schema
+
+CREATE, UPDATE, REMOVE = 0, 1, 2
+HISTORY_CHUNK = 1000
+MAX_BATCH = 1000
+
+
+@dataclass(slots=True)
+class _Op:
+    kind: int
+    key: str
+    value: bytes
+    expected: int
+    future: asyncio.Future[TxnResult]
+
+
+@dataclass(slots=True, eq=False)
+class _Watcher:
+    start: str
+    end: str
+    queue: asyncio.Queue[list[KVEvent] | None] = field(default_factory=asyncio.Queue)
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    for pragma in schema.PRAGMAS:
+        conn.execute(pragma)
+    return conn
+
+
+def _kv(row: tuple | None) -> KeyValue | None:
+    return KeyValue(row[0], row[1], row[2], row[3]) if row else None
+
+
+class SQLiteKV:
+    def __init__(self, path: str):
+        self.path = path
+        self._write_conn = _connect(path)
+        for statement in schema.TABLES:
+            self._write_conn.execute(statement)
+        self._read_conn = _connect(path)
+        self._loop_conn = _connect(path)  # point reads on the event loop thread: cheaper than a thread hop
+        self._revision = self._write_conn.execute(schema.SELECT_REVISION).fetchone()[0]
+        self._compacted = self._write_conn.execute(schema.SELECT_COMPACTED).fetchone()[0]
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="sqlite-reader")
+        self._pending: list[_Op] = []
+        self._wakeup = asyncio.Event()
+        self._watchers: set[_Watcher] = set()
+        self._closed = False
+        self._write_task = asyncio.get_running_loop().create_task(self._write_loop())
+
+    @classmethod
+    async def open(cls, data_dir: str) -> SQLiteKV:
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        return cls(os.path.join(data_dir, "state.db"))
+
+    # ---- writes (group commit) ----
+
+    async def create(self, key: str, value: bytes) -> TxnResult:
+        return await self._submit(CREATE, key, value, 0)
+
+    async def update(self, key: str, value: bytes, expected_mod_revision: int) -> TxnResult:
+        return await self._submit(UPDATE, key, value, expected_mod_revision)
+
+    async def delete(self, key: str, expected_mod_revision: int) -> TxnResult:
+        return await self._submit(REMOVE, key, b"", expected_mod_revision)
+
+    def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[TxnResult]:
+        if self._closed:
+            raise RuntimeError("storage is closed")
+        future: asyncio.Future[TxnResult] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Op(kind, key, value, expected, future))
+        self._wakeup.set()
+        return future
+
+    async def _write_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            while self._pending:
+                batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
+                try:
+                    results, events, revision = await loop.run_in_executor(
+                        self._writer, self._commit, batch, self._revision)
+                except Exception as err:  # noqa: BLE001 - every waiter of the batch gets the failure
+                    for op in batch:
+                        if not op.future.done():
+                            op.future.set_exception(err)
+                    continue
+                self._revision = revision
+                self._publish(events)
+                for op, result in zip(batch, results, strict=True):
+                    if not op.future.done():
+                        op.future.set_result(result)
+            if self._closed:
+                return
+
+    def _commit(self, batch: list[_Op], revision: int) -> tuple[list[TxnResult], list[KVEvent], int]:
+        cur = self._write_conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            results: list[TxnResult] = []
+            events: list[KVEvent] = []
+            for op in batch:
+                row = cur.execute(schema.SELECT_CURRENT, (op.key,)).fetchone()
+                result, event = self._apply(cur, op, _kv(row), revision + 1)
+                if event is not None:
+                    revision += 1
+                    events.append(event)
+                results.append(result if event is None else TxnResult(True, revision, None))
+            cur.execute(schema.SET_REVISION, (revision,))
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        return results, events, revision
+
+    @staticmethod
+    def _apply(cur: sqlite3.Cursor, op: _Op, current: KeyValue | None, rev: int,
+               ) -> tuple[TxnResult, KVEvent | None]:
+        failed = TxnResult(False, rev - 1, current)
+        if op.kind == CREATE:
+            if current is not None:
+                return failed, None
+            cur.execute(schema.INSERT_LOG, (rev, op.key, rev, 0, 0, op.value))
+            cur.execute(schema.UPSERT_CURRENT, (op.key, rev, rev, op.value))
+            return failed, KVEvent(PUT, op.key, op.value, rev, rev, None)
+        if current is None or (op.expected and current.mod_revision != op.expected):
+            return failed, None
+        if op.kind == UPDATE:
+            cur.execute(schema.INSERT_LOG, (rev, op.key, current.create_revision, current.mod_revision, 0, op.value))
+            cur.execute(schema.UPSERT_CURRENT, (op.key, rev, current.create_revision, op.value))
+            return failed, KVEvent(PUT, op.key, op.value, rev, current.create_revision, current.value)
+        cur.execute(schema.INSERT_LOG, (rev, op.key, current.create_revision, current.mod_revision, 1,
+                                        current.value))
+        cur.execute(schema.DELETE_CURRENT, (op.key,))
+        return failed, KVEvent(DELETE, op.key, b"", rev, current.create_revision, current.value)
+
+    # ---- reads ----
+
+    async def get(self, key: str) -> KeyValue | None:
+        return _kv(self._loop_conn.execute(schema.SELECT_CURRENT, (key,)).fetchone())
+
+    async def range(self, start: str, end: str, revision: int = 0, limit: int = 0) -> RangeResult:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._reader, self._range, start, end, revision, limit)
+
+    def _range(self, start: str, end: str, revision: int, limit: int) -> RangeResult:
+        cur = self._read_conn.cursor()
+        cur.execute("BEGIN")
+        try:
+            current = cur.execute(schema.SELECT_REVISION).fetchone()[0]
+            fetch = limit + 1 if limit > 0 else -1
+            if revision <= 0:
+                rows = cur.execute(schema.RANGE_CURRENT, (start, end, fetch)).fetchall()
+            else:
+                compacted = cur.execute(schema.SELECT_COMPACTED).fetchone()[0]
+                if revision < compacted:
+                    raise kv.CompactedError(revision, compacted)
+                if revision > current:
+                    raise kv.FutureRevisionError(revision, current)
+                rows = cur.execute(schema.RANGE_AT_REVISION, (start, end, revision, fetch)).fetchall()
+        finally:
+            cur.execute("COMMIT")
+        more = limit > 0 and len(rows) > limit
+        if more:
+            rows = rows[:limit]
+        return RangeResult([KeyValue(r[0], r[1], r[2], r[3]) for r in rows], revision or current, more)
+
+    async def count(self, start: str, end: str) -> int:
+        return self._loop_conn.execute(schema.COUNT_CURRENT, (start, end)).fetchone()[0]
+
+    async def current_revision(self) -> int:
+        return self._revision
+
+    async def compacted_revision(self) -> int:
+        return self._compacted
+
+    # ---- watch ----
+
+    async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[list[KVEvent]]:
+        watcher = _Watcher(start, end)
+        published = self._revision
+        if 0 < start_revision <= self._compacted:
+            raise kv.CompactedError(start_revision, self._compacted)
+        self._watchers.add(watcher)
+        try:
+            if 0 < start_revision <= published:
+                async for events in self._history(start, end, start_revision, published):
+                    yield events
+            while True:
+                events = await watcher.queue.get()
+                if events is None:
+                    return
+                if start_revision > published:
+                    events = [e for e in events if e.revision >= start_revision]
+                if events:
+                    yield events
+        finally:
+            self._watchers.discard(watcher)
+
+    async def _history(self, start: str, end: str, first: int, last: int) -> AsyncIterator[list[KVEvent]]:
+        loop = asyncio.get_running_loop()
+        while first <= last:
+            rows = await loop.run_in_executor(self._reader, self._history_rows, start, end, first, last)
+            if not rows:
+                return
+            yield [_history_event(row) for row in rows]
+            first = rows[-1][0] + 1
+
+    def _history_rows(self, start: str, end: str, first: int, last: int) -> list[tuple]:
+        return self._read_conn.execute(schema.HISTORY, (first, last, start, end, HISTORY_CHUNK)).fetchall()
+
+    def _publish(self, events: list[KVEvent]) -> None:
+        if not events:
+            return
+        for watcher in self._watchers:
+            matching = [e for e in events if watcher.start <= e.key < watcher.end]
+            if matching:
+                watcher.queue.put_nowait(matching)
+
+    # ---- maintenance ----
+
+    async def compact(self, revision: int) -> None:
+        loop = asyncio.get_running_loop()
+        revision = min(revision, self._revision)
+        if revision <= self._compacted:
+            return
+        await loop.run_in_executor(self._writer, self._compact, revision)
+        self._compacted = revision
+
+    def _compact(self, revision: int) -> None:
+        cur = self._write_conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            cur.execute(schema.COMPACT, (revision,))
+            cur.execute(schema.SET_COMPACTED, (revision,))
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._wakeup.set()
+        await self._write_task
+        for watcher in self._watchers:
+            watcher.queue.put_nowait(None)
+        self._writer.shutdown(wait=True)
+        self._reader.shutdown(wait=True)
+        for conn in (self._write_conn, self._read_conn, self._loop_conn):
+            conn.close()
+
+
+def _history_event(row: tuple) -> KVEvent:
+    rev, key, create_rev, deleted, value, prev = row
+    if deleted:
+        return KVEvent(DELETE, key, b"", rev, create_rev, value)
+    return KVEvent(PUT, key, value, rev, create_rev, prev)

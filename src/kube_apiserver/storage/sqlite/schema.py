@@ -1,0 +1,56 @@
+"""The database layout: a log of every revision (history, watch) and the current state of each key."""
+
+PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    # FULL: a commit is on disk before the write is acknowledged (durable against power loss too);
+    # group commit amortizes the fsync over every write of a batch.
+    "PRAGMA synchronous=FULL",
+    "PRAGMA busy_timeout=5000",
+    "PRAGMA cache_size=-65536",
+)
+
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS log (
+        rev INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        create_rev INTEGER NOT NULL,
+        prev_rev INTEGER NOT NULL,
+        deleted INTEGER NOT NULL,
+        value BLOB NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS log_key_rev ON log (key, rev)",
+    """CREATE TABLE IF NOT EXISTS current (
+        key TEXT PRIMARY KEY,
+        rev INTEGER NOT NULL,
+        create_rev INTEGER NOT NULL,
+        value BLOB NOT NULL) WITHOUT ROWID""",
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "INSERT OR IGNORE INTO meta (name, value) VALUES ('revision', 1), ('compacted', 0)",
+)
+
+SELECT_CURRENT = "SELECT key, value, create_rev, rev FROM current WHERE key = ?"
+SELECT_REVISION = "SELECT value FROM meta WHERE name = 'revision'"
+SELECT_COMPACTED = "SELECT value FROM meta WHERE name = 'compacted'"
+SET_REVISION = "UPDATE meta SET value = ? WHERE name = 'revision'"
+SET_COMPACTED = "UPDATE meta SET value = ? WHERE name = 'compacted'"
+INSERT_LOG = "INSERT INTO log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)"
+UPSERT_CURRENT = ("INSERT INTO current (key, rev, create_rev, value) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT (key) DO UPDATE SET rev = excluded.rev, value = excluded.value")
+DELETE_CURRENT = "DELETE FROM current WHERE key = ?"
+
+RANGE_CURRENT = ("SELECT key, value, create_rev, rev FROM current WHERE key >= ? AND key < ? "
+                 "ORDER BY key LIMIT ?")
+COUNT_CURRENT = "SELECT COUNT(*) FROM current WHERE key >= ? AND key < ?"
+# The state of each key as of a past revision: its newest log row at or before it, unless a delete.
+RANGE_AT_REVISION = """
+    SELECT l.key, l.value, l.create_rev, l.rev FROM log l
+    JOIN (SELECT key, MAX(rev) AS rev FROM log WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) m
+      ON l.rev = m.rev
+    WHERE l.deleted = 0 ORDER BY l.key LIMIT ?"""
+HISTORY = """
+    SELECT l.rev, l.key, l.create_rev, l.deleted, l.value, p.value FROM log l
+    LEFT JOIN log p ON p.rev = l.prev_rev
+    WHERE l.rev >= ? AND l.rev <= ? AND l.key >= ? AND l.key < ? ORDER BY l.rev LIMIT ?"""
+# etcd keeps, as of the compacted revision, only each live key's newest version.
+COMPACT = """
+    DELETE FROM log WHERE rev <= ?1 AND (deleted = 1 OR EXISTS (
+        SELECT 1 FROM log n WHERE n.key = log.key AND n.rev > log.rev AND n.rev <= ?1))"""

@@ -1,0 +1,189 @@
+"""The SQLite KV and ObjectStore: etcd semantics (revisions, CAS, history, watch, compaction)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kube_apiserver.storage.interface import (
+    ConflictError,
+    ExpiredError,
+    KeyExistsError,
+    KeyNotFoundError,
+    ListOptions,
+    Preconditions,
+    TooLargeResourceVersionError,
+)
+from kube_apiserver.storage.objectstore import ObjectStore
+from kube_apiserver.storage.sqlite import SQLiteKV
+
+
+def cm(name: str, data: str = "x") -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"},
+            "data": {"k": data}}
+
+
+def run(coro_fn):
+    def wrapper(tmp_path):
+        async def main():
+            kv = await SQLiteKV.open(str(tmp_path))
+            try:
+                await coro_fn(ObjectStore(kv), kv)
+            finally:
+                await kv.close()
+        asyncio.run(main())
+    wrapper.__name__ = coro_fn.__name__
+    return wrapper
+
+
+@run
+async def test_create_get_and_revisions(store, kv):
+    a = await store.create("/registry/configmaps/ns/a", cm("a"))
+    b = await store.create("/registry/configmaps/ns/b", cm("b"))
+    assert int(b["metadata"]["resourceVersion"]) == int(a["metadata"]["resourceVersion"]) + 1
+    got = await store.get("/registry/configmaps/ns/a")
+    assert got == a
+    with pytest.raises(KeyExistsError):
+        await store.create("/registry/configmaps/ns/a", cm("a"))
+    with pytest.raises(KeyNotFoundError):
+        await store.get("/registry/configmaps/ns/zz")
+
+
+@run
+async def test_guaranteed_update_noop_keeps_revision_and_preconditions(store, kv):
+    a = await store.create("/r/a", cm("a"))
+
+    async def same(cur):
+        return cur
+
+    assert await store.guaranteed_update("/r/a", same) == a
+
+    async def change(cur):
+        cur["data"]["k"] = "y"
+        return cur
+
+    b = await store.guaranteed_update("/r/a", change)
+    assert int(b["metadata"]["resourceVersion"]) > int(a["metadata"]["resourceVersion"])
+    with pytest.raises(ConflictError):
+        await store.guaranteed_update("/r/a", change, Preconditions(resource_version=a["metadata"]["resourceVersion"]))
+
+
+@run
+async def test_concurrent_updates_all_apply(store, kv):
+    await store.create("/r/counter", {"metadata": {"name": "counter"}, "n": 0})
+
+    async def incr(cur):
+        await asyncio.sleep(0)
+        cur["n"] += 1
+        return cur
+
+    await asyncio.gather(*(store.guaranteed_update("/r/counter", incr) for _ in range(50)))
+    assert (await store.get("/r/counter"))["n"] == 50
+
+
+@run
+async def test_list_pages_are_one_snapshot(store, kv):
+    for i in range(10):
+        await store.create(f"/r/x/{i:02d}", cm(f"{i:02d}"))
+    first = await store.get_list("/r/x/", ListOptions(limit=4))
+    assert [o["metadata"]["name"] for o in first.items] == ["00", "01", "02", "03"]
+    assert first.remaining_item_count == 6
+    await store.delete("/r/x/05")
+    await store.create("/r/x/99", cm("99"))
+    names = []
+    token = first.continue_token
+    while token:
+        page = await store.get_list("/r/x/", ListOptions(limit=4, continue_token=token))
+        assert page.resource_version == first.resource_version
+        names += [o["metadata"]["name"] for o in page.items]
+        token = page.continue_token
+    assert names == ["04", "05", "06", "07", "08", "09"]
+
+
+@run
+async def test_list_with_predicate_fills_limit(store, kv):
+    for i in range(20):
+        await store.create(f"/r/x/{i:02d}", cm(f"{i:02d}", "even" if i % 2 == 0 else "odd"))
+    res = await store.get_list("/r/x/", ListOptions(limit=3, predicate=lambda o: o["data"]["k"] == "odd",
+                                                      predicate_empty=False))
+    assert [o["metadata"]["name"] for o in res.items] == ["01", "03", "05"]
+    assert res.continue_token and res.remaining_item_count is None
+
+
+@run
+async def test_too_large_resource_version(store, kv):
+    await store.create("/r/a", cm("a"))
+    with pytest.raises(TooLargeResourceVersionError):
+        await store.get_list("/r/", ListOptions(resource_version="999", resource_version_match="Exact"))
+
+
+@run
+async def test_watch_from_revision_replays_history_then_live(store, kv):
+    a = await store.create("/r/w/a", cm("a"))
+    rv = a["metadata"]["resourceVersion"]
+
+    async def change(cur):
+        cur["data"]["k"] = "changed"
+        return cur
+
+    await store.guaranteed_update("/r/w/a", change)
+    watcher = await store.watch("/r/w/", rv)
+    await store.delete("/r/w/a")
+    await store.create("/r/w/b", cm("b"))
+    events = [await anext(watcher) for _ in range(3)]
+    assert [(e.type, e.object["metadata"]["name"]) for e in events] == [
+        ("MODIFIED", "a"), ("DELETED", "a"), ("ADDED", "b")]
+    revs = [e.revision for e in events]
+    assert revs == sorted(revs) and len(set(revs)) == 3
+    await watcher.stop()
+
+
+@run
+async def test_watch_zero_sends_current_state_and_selector_transitions(store, kv):
+    await store.create("/r/w/a", cm("a", "blue"))
+    watcher = await store.watch("/r/w/", "0", predicate=lambda o: o["data"]["k"] == "blue")
+
+    async def to_red(cur):
+        cur["data"]["k"] = "red"
+        return cur
+
+    await store.guaranteed_update("/r/w/a", to_red)
+    got = [await anext(watcher) for _ in range(2)]
+    assert [e.type for e in got] == ["ADDED", "DELETED"]
+    await watcher.stop()
+
+
+@run
+async def test_compaction_expires_old_revisions(store, kv):
+    a = await store.create("/r/a", cm("a"))
+    for i in range(5):
+        await store.create(f"/r/b{i}", cm("b"))
+    await kv.compact(await kv.current_revision())
+    with pytest.raises(ExpiredError):
+        await store.watch("/r/", a["metadata"]["resourceVersion"])
+    with pytest.raises(ExpiredError):
+        await store.get_list("/r/", ListOptions(resource_version=a["metadata"]["resourceVersion"],
+                                                 resource_version_match="Exact"))
+    assert len((await store.get_list("/r/", ListOptions())).items) == 6
+
+
+def test_data_survives_reopen(tmp_path):
+    async def write():
+        kv = await SQLiteKV.open(str(tmp_path))
+        store = ObjectStore(kv)
+        await asyncio.gather(*(store.create(f"/r/{i}", cm(str(i))) for i in range(100)))
+        rev = await kv.current_revision()
+        await kv.close()
+        return rev
+
+    async def read():
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            res = await ObjectStore(kv).get_list("/r/", ListOptions())
+            return len(res.items), await kv.current_revision()
+        finally:
+            await kv.close()
+
+    rev = asyncio.run(write())
+    assert asyncio.run(read()) == (100, rev)
