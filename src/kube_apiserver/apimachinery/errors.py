@@ -66,11 +66,10 @@ OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your chang
 
 
 def invalid(kind: str, group: str, name: str, errs: list[Any]) -> StatusError:
-    """errs: field errors with .type_reason, .field, .detail_message() and str()."""
+    """errs: field.FieldError values (reason, field, error_body(), str())."""
+    from .field import aggregate_message
     causes = [{"reason": e.reason, "message": e.error_body(), "field": e.field} for e in errs]
-    texts = [str(e) for e in errs]
-    summary = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
-    message = f'{qualified(kind, group)} "{name}" is invalid: {summary}'
+    message = f'{qualified(kind, group)} "{name}" is invalid: {aggregate_message(errs)}'
     return StatusError(422, "Invalid", message, _details(name, group, kind, causes=causes))
 
 

@@ -1,0 +1,1 @@
+"""The handler chain's filters: each is a plain decorator `with_x(handler, ...) -> handler`."""

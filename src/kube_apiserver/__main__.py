@@ -1,0 +1,3 @@
+from .cmd.app import main
+
+main()

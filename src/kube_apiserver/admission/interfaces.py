@@ -1,0 +1,62 @@
+"""Admission (k8s.io/apiserver/pkg/admission): attributes of a request, and the mutating then
+validating chain every write passes through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..registry.context import UserInfo
+
+CREATE, UPDATE, DELETE, CONNECT = "CREATE", "UPDATE", "DELETE", "CONNECT"
+Object = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Attributes:
+    operation: str
+    group: str
+    version: str
+    kind: str
+    resource: str
+    subresource: str
+    namespace: str
+    name: str
+    object: Object | None
+    old_object: Object | None
+    user: UserInfo
+    dry_run: bool = False
+    options: Object = field(default_factory=dict)
+
+
+class MutationInterface(Protocol):
+    def handles(self, operation: str) -> bool: ...
+
+    async def admit(self, attrs: Attributes) -> None:
+        """May change attrs.object in place."""
+
+
+class ValidationInterface(Protocol):
+    def handles(self, operation: str) -> bool: ...
+
+    async def validate(self, attrs: Attributes) -> None:
+        """Raises a StatusError to refuse."""
+
+
+class Chain:
+    """Every plugin that mutates, in order, then every plugin that validates, in order."""
+
+    def __init__(self, plugins: list[Any]):
+        self.plugins = plugins
+        self.mutating = [p for p in plugins if hasattr(p, "admit")]
+        self.validating = [p for p in plugins if hasattr(p, "validate")]
+
+    async def admit(self, attrs: Attributes) -> None:
+        for plugin in self.mutating:
+            if plugin.handles(attrs.operation):
+                await plugin.admit(attrs)
+
+    async def validate(self, attrs: Attributes) -> None:
+        for plugin in self.validating:
+            if plugin.handles(attrs.operation):
+                await plugin.validate(attrs)

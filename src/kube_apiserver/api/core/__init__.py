@@ -1,0 +1,18 @@
+"""The core group (/api/v1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...server.api_group_info import APIGroupInfo
+from ...storage.interface import Interface
+from . import configmap, event, namespace, secret
+
+RESOURCES = (namespace, configmap, secret, event)
+
+
+def new_api_group_info(storage: Interface) -> APIGroupInfo:
+    rest: dict[str, Any] = {}
+    for module in RESOURCES:
+        rest.update(module.new_rest(storage))
+    return APIGroupInfo("", {"v1": rest})

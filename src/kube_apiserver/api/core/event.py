@@ -1,0 +1,74 @@
+"""events (core/v1; pkg/registry/core/event, ValidateEventCreate for v1 core events)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...apimachinery import field
+from ...registry.context import Context
+from ...registry.rest import ResourceInfo, TableColumn
+from ...registry.store import Store
+from ...registry.strategy import Strategy
+from ...registry.table import TableConvertor, human_duration
+from ...storage.interface import Interface
+
+Object = dict[str, Any]
+INFO = ResourceInfo("", "v1", "events", "Event", "event", True, short_names=("ev",))
+SELECTABLE = ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+              "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+              "reason", "reportingComponent", "source", "type")
+
+
+class EventStrategy(Strategy):
+    selectable_fields = SELECTABLE
+
+    def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
+        errs = super().validate(ctx, obj)
+        involved = obj.get("involvedObject") or {}
+        namespace = (obj.get("metadata") or {}).get("namespace", "")
+        involved_ns = involved.get("namespace", "")
+        if involved_ns and namespace and involved_ns != namespace:
+            errs.append(field.invalid(field.Path("involvedObject", "namespace"), involved_ns,
+                                      "does not match event.namespace"))
+        event_type = obj.get("type")
+        if event_type and event_type not in ("Normal", "Warning"):
+            errs.append(field.not_supported(field.Path("type"), event_type, ["Normal", "Warning"]))
+        return errs
+
+    def field_set(self, obj: Object) -> dict[str, str]:
+        fields = super().field_set(obj)
+        involved = obj.get("involvedObject") or {}
+        for key in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"):
+            fields[f"involvedObject.{key}"] = str(involved.get(key, ""))
+        fields["reason"] = obj.get("reason", "")
+        fields["reportingComponent"] = obj.get("reportingComponent", "")
+        fields["source"] = (obj.get("source") or {}).get("component", "")
+        fields["type"] = obj.get("type", "")
+        return fields
+
+
+def _last_seen(obj: Object) -> str:
+    import datetime
+    stamp = obj.get("lastTimestamp") or obj.get("eventTime") or (obj.get("metadata") or {}).get("creationTimestamp")
+    if not stamp:
+        return "<unknown>"
+    when = datetime.datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    return human_duration((datetime.datetime.now(datetime.UTC) - when).total_seconds())
+
+
+def _object(obj: Object) -> str:
+    involved = obj.get("involvedObject") or {}
+    return f"{str(involved.get('kind', '')).lower()}/{involved.get('name', '')}"
+
+
+TABLE = TableConvertor((
+    TableColumn("Last Seen", "string", "", "Time when this Event was last observed"),
+    TableColumn("Type", "string", "", "Type of this event (Normal, Warning)"),
+    TableColumn("Reason", "string", "", "Short, machine understandable string that gives the reason"),
+    TableColumn("Object", "string", "", "The object that this event is about"),
+    TableColumn("Message", "string", "", "A human-readable description of the status of this operation"),
+), lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), _object(o), o.get("message", "")])
+
+
+def new_rest(storage: Interface) -> dict[str, Any]:
+    return {"events": Store(INFO, EventStrategy(INFO), storage, "/registry/events", TABLE)}

@@ -1,0 +1,208 @@
+"""Patches: JSON patch (RFC 6902), JSON merge patch (RFC 7386) and strategic merge patch.
+
+The strategic merge here merges maps and honours the `$patch` directives; lists are replaced unless a
+`merge_key` lookup (from the schemas' x-kubernetes-patch-* extensions) says how to merge them."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from . import errors
+
+JSONValue = Any
+MergeKeyLookup = Callable[[tuple[str, ...]], tuple[str, str] | None]  # path -> (strategy, merge key)
+
+
+class PatchError(Exception):
+    pass
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _pointer(path: str) -> list[str]:
+    if path == "":
+        return []
+    if not path.startswith("/"):
+        raise PatchError(f"invalid JSON pointer: {path!r}")
+    return [_unescape(t) for t in path[1:].split("/")]
+
+
+def _container(doc: JSONValue, tokens: list[str], path: str) -> JSONValue:
+    node = doc
+    for token in tokens:
+        if isinstance(node, dict):
+            if token not in node:
+                raise PatchError(f"doc is missing path: \"{path}\": missing value")
+            node = node[token]
+        elif isinstance(node, list):
+            node = node[_index(node, token, path, allow_end=False)]
+        else:
+            raise PatchError(f"doc is missing path: \"{path}\": missing value")
+    return node
+
+
+def _index(node: list, token: str, path: str, allow_end: bool) -> int:
+    if token == "-" and allow_end:
+        return len(node)
+    if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+        raise PatchError(f"invalid array index: {token}")
+    index = int(token)
+    if index > len(node) or (index == len(node) and not allow_end):
+        raise PatchError(f"Unable to access invalid index: {index}: invalid index referenced")
+    return index
+
+
+def _get(doc: JSONValue, path: str) -> JSONValue:
+    tokens = _pointer(path)
+    return _container(doc, tokens, path)
+
+
+def _add(doc: JSONValue, path: str, value: JSONValue) -> JSONValue:
+    tokens = _pointer(path)
+    if not tokens:
+        return value
+    parent = _container(doc, tokens[:-1], path)
+    last = tokens[-1]
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list):
+        parent.insert(_index(parent, last, path, allow_end=True), value)
+    else:
+        raise PatchError(f"doc is missing path: \"{path}\": missing value")
+    return doc
+
+
+def _remove(doc: JSONValue, path: str) -> tuple[JSONValue, JSONValue]:
+    tokens = _pointer(path)
+    if not tokens:
+        raise PatchError("unable to remove the whole document")
+    parent = _container(doc, tokens[:-1], path)
+    last = tokens[-1]
+    if isinstance(parent, dict):
+        if last not in parent:
+            raise PatchError(f"Unable to remove nonexistent key: {last}: missing value")
+        return doc, parent.pop(last)
+    if isinstance(parent, list):
+        return doc, parent.pop(_index(parent, last, path, allow_end=False))
+    raise PatchError(f"doc is missing path: \"{path}\": missing value")
+
+
+def json_patch(doc: JSONValue, operations: JSONValue) -> JSONValue:
+    if not isinstance(operations, list):
+        raise errors.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+    doc = copy.deepcopy(doc)
+    try:
+        for op in operations:
+            doc = _apply_op(doc, op)
+    except PatchError as err:
+        raise errors.StatusError(422, "Invalid", str(err)) from None
+    return doc
+
+
+def _apply_op(doc: JSONValue, op: JSONValue) -> JSONValue:
+    if not isinstance(op, dict) or "op" not in op:
+        raise PatchError("Unexpected kind: <nil>")
+    kind, path = op["op"], op.get("path", "")
+    if kind == "add":
+        return _add(doc, path, copy.deepcopy(op.get("value")))
+    if kind == "remove":
+        return _remove(doc, path)[0]
+    if kind == "replace":
+        doc, _ = _remove(doc, path) if _pointer(path) else (doc, None)
+        return _add(doc, path, copy.deepcopy(op.get("value")))
+    if kind == "move":
+        doc, value = _remove(doc, op.get("from", ""))
+        return _add(doc, path, value)
+    if kind == "copy":
+        return _add(doc, path, copy.deepcopy(_get(doc, op.get("from", ""))))
+    if kind == "test":
+        if _get(doc, path) != op.get("value"):
+            raise PatchError(f"testing value {path} failed: test failed")
+        return doc
+    raise PatchError(f"Unexpected kind: {kind}")
+
+
+def merge_patch(doc: JSONValue, patch: JSONValue) -> JSONValue:
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(doc) if isinstance(doc, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def strategic_merge_patch(doc: JSONValue, patch: JSONValue, merge_key: MergeKeyLookup | None = None,
+                          path: tuple[str, ...] = ()) -> JSONValue:
+    if not isinstance(patch, dict):
+        raise errors.bad_request("unable to find api field in struct for the patch: patch is not an object")
+    directive = patch.get("$patch")
+    if directive == "replace":
+        return {k: v for k, v in patch.items() if k != "$patch"}
+    if directive == "delete":
+        return None
+    result = copy.deepcopy(doc) if isinstance(doc, dict) else {}
+    retain = patch.get("$retainKeys")
+    for key, value in patch.items():
+        if key.startswith("$"):
+            continue
+        if key.startswith("$setElementOrder/") or key.startswith("$deleteFromPrimitiveList/"):
+            continue
+        if value is None:
+            result.pop(key, None)
+        elif isinstance(value, dict):
+            merged = strategic_merge_patch(result.get(key), value, merge_key, (*path, key))
+            if merged is None:
+                result.pop(key, None)
+            else:
+                result[key] = merged
+        elif isinstance(value, list):
+            result[key] = _merge_list(result.get(key), value, merge_key, (*path, key))
+        else:
+            result[key] = value
+    for key, value in patch.items():
+        if key.startswith("$deleteFromPrimitiveList/") and isinstance(value, list):
+            target = key.split("/", 1)[1]
+            if isinstance(result.get(target), list):
+                result[target] = [v for v in result[target] if v not in value]
+    if isinstance(retain, list):
+        result = {k: v for k, v in result.items() if k in retain}
+    return result
+
+
+def _merge_list(current: JSONValue, patch: list, merge_key: MergeKeyLookup | None,
+                path: tuple[str, ...]) -> list:
+    how = merge_key(path) if merge_key else None
+    if how is None or not isinstance(current, list):
+        return [_strip_directives(v) for v in patch]
+    _strategy, key = how
+    if not key:  # a list of primitives merged as a set
+        merged = list(current)
+        merged.extend(v for v in patch if v not in merged)
+        return merged
+    merged = copy.deepcopy(current)
+    for item in patch:
+        if not isinstance(item, dict):
+            continue
+        position = next((i for i, c in enumerate(merged) if isinstance(c, dict) and c.get(key) == item.get(key)),
+                        None)
+        if item.get("$patch") == "delete":
+            if position is not None:
+                merged.pop(position)
+        elif position is None:
+            merged.append(_strip_directives(item))
+        else:
+            merged[position] = strategic_merge_patch(merged[position], item, merge_key, path)
+    return merged
+
+
+def _strip_directives(value: JSONValue) -> JSONValue:
+    if isinstance(value, dict):
+        return {k: _strip_directives(v) for k, v in value.items() if not k.startswith("$")}
+    return value

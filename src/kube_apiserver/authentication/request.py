@@ -1,0 +1,67 @@
+"""Request authenticators: bearer tokens, anonymous (with the paths it is allowed on), and their union."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..endpoints.http import Request
+from ..registry.context import ANONYMOUS, UserInfo
+from .interfaces import AuthenticationError, RequestAuthenticator, TokenAuthenticator
+
+AUTHENTICATED = "system:authenticated"
+# What Kubernetes leaves open to everyone (the system:public-info-viewer role's paths).
+PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+
+
+class BearerTokenAuthenticator:
+    def __init__(self, tokens: TokenAuthenticator):
+        self.tokens = tokens
+
+    async def authenticate(self, req: Request) -> UserInfo | None:
+        header = req.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer":
+            return None
+        token = token.strip()
+        if not token:
+            return None
+        user = await self.tokens.authenticate_token(token)
+        if user is None:
+            raise AuthenticationError("invalid bearer token")
+        return user
+
+
+class AnonymousAuthenticator:
+    """Anonymous access, limited to `paths` when given (AuthenticationConfiguration anonymous.conditions)."""
+
+    def __init__(self, paths: Iterable[str] | None = None):
+        self.paths = frozenset(paths) if paths is not None else None
+
+    async def authenticate(self, req: Request) -> UserInfo | None:
+        if self.paths is not None and req.path not in self.paths:
+            return None
+        return ANONYMOUS
+
+
+class UnionAuthenticator:
+    """The first authenticator that knows the request wins; every authenticated user gets
+    system:authenticated."""
+
+    def __init__(self, authenticators: list[RequestAuthenticator], anonymous: RequestAuthenticator | None):
+        self.authenticators = authenticators
+        self.anonymous = anonymous
+
+    async def authenticate(self, req: Request) -> UserInfo | None:
+        for authenticator in self.authenticators:
+            user = await authenticator.authenticate(req)
+            if user is not None:
+                if AUTHENTICATED not in user.groups and user.name != ANONYMOUS.name:
+                    user = UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED), user.extra)
+                return user
+        if self.anonymous is not None:
+            return await self.anonymous.authenticate(req)
+        return None
+
+
+__all__ = ["AuthenticationError", "BearerTokenAuthenticator", "AnonymousAuthenticator", "UnionAuthenticator",
+           "PUBLIC_PATHS"]

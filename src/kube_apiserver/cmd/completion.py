@@ -1,0 +1,168 @@
+"""ServerRunOptions.complete() (cmd/kube-apiserver/app/options/completion.go) and the completed options.
+
+Completion never raises for bad input: problems found while completing (an unparsable service CIDR, a
+cert directory that can't be written) are kept and reported by validate() together with all others.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from kube_apiserver.cli.portrange import PortRange
+from kube_apiserver.cmd import validation
+from kube_apiserver.cmd.options import ServerRunOptions
+from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
+from kube_apiserver.server.options.admission import AdmissionOptions
+from kube_apiserver.server.options.api_enablement import APIEnablementOptions
+from kube_apiserver.server.options.authentication import BuiltInAuthenticationOptions
+from kube_apiserver.server.options.authorization import BuiltInAuthorizationOptions
+from kube_apiserver.server.options.etcd import EtcdOptions
+from kube_apiserver.server.options.features import FeatureOptions
+from kube_apiserver.server.options.generic import GenericServerRunOptions
+from kube_apiserver.server.options.logs import LogsOptions
+from kube_apiserver.server.options.serving import SecureServingOptions, is_unspecified
+
+# DNS names kube-apiserver puts in its self-signed certificate (certs.py adds the rest of the base set).
+SELF_SIGNED_DNS = ["kubernetes.default.svc", "kubernetes.default", "kubernetes"]
+
+
+@dataclass
+class CompletedOptions:
+    generic: GenericServerRunOptions
+    etcd: EtcdOptions
+    secure_serving: SecureServingOptions
+    features: FeatureOptions
+    authentication: BuiltInAuthenticationOptions
+    authorization: BuiltInAuthorizationOptions
+    api_enablement: APIEnablementOptions
+    admission: AdmissionOptions
+    logs: LogsOptions
+    allow_privileged: bool
+    event_ttl: float
+    enable_aggregator_routing: bool
+    service_node_port_range: PortRange
+    service_ip_ranges: ServiceIPRanges
+    completion_errors: list[str] = field(default_factory=list)
+
+    # Shortcuts to the values the server needs most.
+    @property
+    def data_dir(self) -> str:
+        return self.etcd.data_dir
+
+    @property
+    def bind_address(self) -> str:
+        return self.secure_serving.bind_address or "0.0.0.0"
+
+    @property
+    def secure_port(self) -> int:
+        return self.secure_serving.bind_port
+
+    @property
+    def cert_file(self) -> str:
+        return self.secure_serving.tls_cert_file
+
+    @property
+    def key_file(self) -> str:
+        return self.secure_serving.tls_private_key_file
+
+    @property
+    def ca_file(self) -> str:
+        return self.secure_serving.ca_file
+
+    @property
+    def advertise_address(self) -> str:
+        return self.generic.advertise_address or "127.0.0.1"
+
+    @property
+    def service_cluster_ip_ranges(self) -> list[IPNetwork]:
+        return self.service_ip_ranges.cidrs
+
+    @property
+    def primary_service_cluster_ip_range(self) -> IPNetwork | None:
+        return self.service_ip_ranges.primary
+
+    @property
+    def secondary_service_cluster_ip_range(self) -> IPNetwork | None:
+        return self.service_ip_ranges.secondary
+
+    @property
+    def api_server_service_ip(self) -> str | None:
+        return self.service_ip_ranges.api_server_service_ip
+
+    @property
+    def verbosity(self) -> int:
+        return self.logs.verbosity
+
+    def validate(self) -> list[str]:
+        """Every problem with the options (kube-apiserver's Validate() order), [] when they are usable."""
+        errors = list(self.completion_errors)
+        errors += self.generic.validate()
+        errors += self.etcd.validate()
+        errors += self.secure_serving.validate()
+        errors += self.authentication.validate()
+        errors += self.authorization.validate()
+        errors += self.admission.validate()
+        errors += self.api_enablement.validate()
+        errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
+        errors += validation.validate_public_ip_service_cluster_ip_range_ip_families(
+            self.service_ip_ranges, self.generic.advertise_address
+        )
+        return errors
+
+
+def _self_signed_alternates(c: CompletedOptions) -> tuple[list[str], list[str]]:
+    dns, ips = list(SELF_SIGNED_DNS), [c.advertise_address]
+    if c.api_server_service_ip:
+        ips.append(c.api_server_service_ip)
+    if not is_unspecified(c.secure_serving.bind_address):
+        ips.append(str(c.secure_serving.bind_address))
+    host = c.generic.external_host
+    if host:
+        try:
+            ips.append(str(ipaddress.ip_address(host)))
+        except ValueError:
+            dns.append(host)
+    return dns, ips
+
+
+def _maybe_generate_certs(c: CompletedOptions) -> None:
+    if c.completion_errors:
+        return  # the SANs would be wrong; validate() reports the cause
+    dns, ips = _self_signed_alternates(c)
+    try:
+        c.secure_serving.maybe_default_with_self_signed_certs(dns, ips)
+    except OSError as err:
+        c.completion_errors.append(f"unable to generate self signed cert: {err}")
+
+
+def complete(s: ServerRunOptions) -> CompletedOptions:
+    """Fills defaults in place (like Go's Complete) and returns the completed view."""
+    s.etcd.complete()
+    s.secure_serving.complete(s.etcd.data_dir)
+    ranges = service_ip_ranges(s.service_cluster_ip_ranges)
+    ipv6 = ranges.primary is not None and ranges.primary.version == 6
+    s.generic.default_advertise_address(s.secure_serving, ipv6=ipv6)
+    s.generic.default_external_host()
+    s.authorization.complete()
+    s.authentication.apply_authorization(s.authorization.modes)
+    s.features.complete()
+    completed = CompletedOptions(
+        generic=s.generic,
+        etcd=s.etcd,
+        secure_serving=s.secure_serving,
+        features=s.features,
+        authentication=s.authentication,
+        authorization=s.authorization,
+        api_enablement=s.api_enablement,
+        admission=s.admission,
+        logs=s.logs,
+        allow_privileged=s.allow_privileged,
+        event_ttl=s.event_ttl,
+        enable_aggregator_routing=s.enable_aggregator_routing,
+        service_node_port_range=s.service_node_port_range,
+        service_ip_ranges=ranges,
+        completion_errors=list(ranges.errors),
+    )
+    _maybe_generate_certs(completed)
+    return completed

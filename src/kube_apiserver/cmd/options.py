@@ -1,0 +1,186 @@
+"""kube-apiserver's command line (cmd/kube-apiserver/app/options): the flag sections, parsing with pflag
+semantics, --help/--version, and the "Misc" flags of kube-apiserver itself.
+
+Usage (what cmd/app.py does):
+
+    opts = ServerRunOptions.parse(sys.argv[1:])   # exits 0 for --help/--version, 1 on flag errors
+    completed = opts.complete()                  # fills defaults, generates self-signed certs
+    errors = completed.validate()                # every problem, aggregated
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn
+
+from kube_apiserver import logs
+from kube_apiserver.cli.flagset import NamedFlagSets
+from kube_apiserver.cli.gostrconv import go_quote
+from kube_apiserver.cli.parse import FlagError, parse_args
+from kube_apiserver.cli.portrange import PortRange
+from kube_apiserver.cli.usage import print_sections
+from kube_apiserver.cli.values import PortRangeValue, VersionValue
+from kube_apiserver.server.options.admission import AdmissionOptions
+from kube_apiserver.server.options.api_enablement import APIEnablementOptions
+from kube_apiserver.server.options.authentication import BuiltInAuthenticationOptions
+from kube_apiserver.server.options.authorization import BuiltInAuthorizationOptions
+from kube_apiserver.server.options.etcd import EtcdOptions
+from kube_apiserver.server.options.features import FeatureOptions
+from kube_apiserver.server.options.generic import GenericServerRunOptions
+from kube_apiserver.server.options.logs import LogsOptions
+from kube_apiserver.server.options.serving import SecureServingOptions
+from kube_apiserver.version import raw_version_string, version_string
+
+if TYPE_CHECKING:
+    from kube_apiserver.cmd.completion import CompletedOptions
+
+COMMAND_NAME = "kube-apiserver"
+DESCRIPTION = """The Kubernetes API server validates and configures data
+for the api objects which include pods, services, replicationcontrollers, and
+others. The API Server services REST operations and provides the frontend to the
+cluster's shared state through which all other components interact."""
+DEFAULT_SERVICE_NODE_PORT_RANGE = PortRange(30000, 2768)
+
+
+@dataclass
+class ServerRunOptions:
+    generic: GenericServerRunOptions = field(default_factory=GenericServerRunOptions)
+    etcd: EtcdOptions = field(default_factory=EtcdOptions)
+    secure_serving: SecureServingOptions = field(default_factory=SecureServingOptions)
+    features: FeatureOptions = field(default_factory=FeatureOptions)
+    authentication: BuiltInAuthenticationOptions = field(default_factory=BuiltInAuthenticationOptions)
+    authorization: BuiltInAuthorizationOptions = field(default_factory=BuiltInAuthorizationOptions)
+    api_enablement: APIEnablementOptions = field(default_factory=APIEnablementOptions)
+    admission: AdmissionOptions = field(default_factory=AdmissionOptions)
+    logs: LogsOptions = field(default_factory=LogsOptions)
+    # "Misc" section: kube-apiserver's own flags.
+    allow_privileged: bool = False
+    event_ttl: float = 3600.0
+    enable_aggregator_routing: bool = False
+    service_cluster_ip_ranges: str = ""
+    service_node_port_range: PortRange = DEFAULT_SERVICE_NODE_PORT_RANGE
+    # "Global" section.
+    show_help: bool = False
+    version: str = "false"
+    flag_sets: NamedFlagSets | None = field(default=None, repr=False, compare=False)
+
+    def flags(self) -> NamedFlagSets:
+        """The flag sections, in kube-apiserver's order, bound to this object's fields."""
+        fss = NamedFlagSets()
+        self.generic.add_flags(fss.flag_set("generic"))
+        self.features.add_feature_gates_flag(fss.flag_set("generic"))
+        self.etcd.add_flags(fss.flag_set("etcd"))
+        self.secure_serving.add_flags(fss.flag_set("secure serving"))
+        fss.flag_set("auditing")
+        self.features.add_flags(fss.flag_set("features"))
+        self.authentication.add_flags(fss.flag_set("authentication"))
+        self.authorization.add_flags(fss.flag_set("authorization"))
+        self.api_enablement.add_flags(fss.flag_set("API enablement"))
+        self.admission.add_flags(fss.flag_set("admission"))
+        self.logs.add_flags(fss.flag_set("logs"))
+        self._add_misc_flags(fss)
+        self._add_global_flags(fss)
+        return fss
+
+    def _add_misc_flags(self, fss: NamedFlagSets) -> None:
+        fs = fss.flag_set("misc")
+        fs.bool_var(
+            self,
+            "allow_privileged",
+            "allow-privileged",
+            "If true, allow privileged containers. [default=false]",
+        )
+        fs.duration_var(self, "event_ttl", "event-ttl", "Amount of time to retain events.")
+        fs.bool_var(
+            self,
+            "enable_aggregator_routing",
+            "enable-aggregator-routing",
+            "Turns on aggregator routing requests to endpoints IP rather than cluster IP.",
+        )
+        fs.string_var(
+            self, "service_cluster_ip_ranges", "service-cluster-ip-range", _SERVICE_CLUSTER_IP_RANGE_HELP
+        )
+        fs.var(
+            PortRangeValue(self, "service_node_port_range"), "service-node-port-range", _NODE_PORT_RANGE_HELP
+        )
+
+    def _add_global_flags(self, fss: NamedFlagSets) -> None:
+        fs = fss.flag_set("global")
+        fs.bool_var(self, "show_help", "help", f"help for {COMMAND_NAME}", shorthand="h")
+        fs.var(
+            VersionValue(self, "version"),
+            "version",
+            "--version, --version=raw prints version information and quits; "
+            "--version=vX.Y.Z... sets the reported version",
+        )
+
+    @classmethod
+    def parse(cls, argv: list[str]) -> ServerRunOptions:
+        """Parses the command line like kube-apiserver (cobra + pflag).
+
+        Prints help or the version and raises SystemExit(0) for --help/--version; prints the usage and
+        `Error: <msg>` to stderr and raises SystemExit(1) for a bad command line."""
+        opts = cls()
+        fss = opts.flags()
+        opts.flag_sets = fss
+        try:
+            positional = parse_args(fss, argv)
+        except FlagError as err:
+            sys.stderr.write(usage_text(fss, terminal_columns()) + "\n")
+            _exit_with_error(str(err))
+        if opts.show_help:
+            sys.stdout.write(help_text(fss, terminal_columns()))
+            raise SystemExit(0)
+        if any(positional):
+            args = "[" + " ".join(go_quote(arg) for arg in positional) + "]"
+            _exit_with_error(f"{go_quote(COMMAND_NAME)} does not take any arguments, got {args}")
+        opts._print_version_if_requested()
+        return opts
+
+    def _print_version_if_requested(self) -> None:
+        if self.version == "false":
+            return
+        sys.stdout.write((raw_version_string() if self.version == "raw" else version_string()) + "\n")
+        raise SystemExit(0)
+
+    def print_flags(self) -> None:
+        """cliflag.PrintFlags: logs every flag's value at -v=1 (`FLAG: --name="value"`)."""
+        fss = self.flag_sets or self.flags()
+        for flag in sorted(fss.all_flags(), key=lambda f: f.name):
+            logs.info_v(1, "FLAG: --%s=%s", flag.name, go_quote(flag.value.string()))
+
+    def complete(self) -> CompletedOptions:
+        """Fills defaults (data dir, cert dir, service IP, advertise address, self-signed certificates)."""
+        from kube_apiserver.cmd.completion import complete
+
+        return complete(self)
+
+
+def terminal_columns() -> int:
+    """Width used to wrap --help: the terminal's, or 0 (no wrapping) when stdout is not a terminal."""
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+
+
+def usage_text(fss: NamedFlagSets, cols: int) -> str:
+    return f"Usage:\n  {COMMAND_NAME} [flags]\n" + print_sections(fss, cols)
+
+
+def help_text(fss: NamedFlagSets, cols: int) -> str:
+    return f"{DESCRIPTION}\n\n" + usage_text(fss, cols)
+
+
+def _exit_with_error(message: str) -> NoReturn:
+    sys.stderr.write(f"Error: {message}\n")
+    raise SystemExit(1)
+
+
+_SERVICE_CLUSTER_IP_RANGE_HELP = (
+    "A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP "
+    "ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed. Defaults to 10.0.0.0/24."
+)
+_NODE_PORT_RANGE_HELP = (
+    "A port range to reserve for services with NodePort visibility.  This must not overlap with the "
+    "ephemeral port range on nodes.  Example: '30000-32767'. Inclusive at both ends of the range."
+)

@@ -1,0 +1,138 @@
+"""Run: config -> create_server_chain -> prepare_run -> run (cmd/kube-apiserver/app/server.go)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from dataclasses import dataclass
+
+from .. import version
+from ..admission.interfaces import Chain
+from ..admission.namespace_lifecycle import NamespaceLifecycle
+from ..aggregator.server import new_aggregator_server
+from ..apiextensions.server import new_apiextensions_server
+from ..authentication.request import (
+    PUBLIC_PATHS,
+    AnonymousAuthenticator,
+    BearerTokenAuthenticator,
+    UnionAuthenticator,
+)
+from ..authentication.token_file import StaticTokenAuthenticator
+from ..authorization.authorizer import new_authorizer
+from ..controlplane.instance import ExtraConfig, new_instance
+from ..registry.context import UserInfo
+from ..server.config import CompletedConfig, Config
+from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
+from ..server.serving import SecureServingInfo
+from ..storage import interface as storage
+from ..storage.objectstore import ObjectStore
+from ..storage.sqlite import SQLiteKV
+from . import admin
+from .completion import CompletedOptions
+
+log = logging.getLogger("kube_apiserver")
+
+
+@dataclass
+class ServerConfig:
+    generic: CompletedConfig
+    extra: ExtraConfig
+    serving: SecureServingInfo
+    admin_token: str
+
+
+async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLiteKV]:
+    if opts.etcd.storage_backend != "sqlite":
+        raise SystemExit(f"Error: --storage-backend={opts.etcd.storage_backend} is not served yet")
+    kv = await SQLiteKV.open(opts.data_dir)
+    return ObjectStore(kv), kv
+
+
+def new_authenticator(opts: CompletedOptions, admin_token: str) -> UnionAuthenticator:
+    tokens = StaticTokenAuthenticator({})
+    if opts.authentication.token_auth_file:
+        tokens = StaticTokenAuthenticator.from_file(opts.authentication.token_auth_file)
+    tokens.add(admin_token, UserInfo(admin.ADMIN_USER, admin.ADMIN_UID, admin.ADMIN_GROUPS))
+    # Anonymous requests reach only what Kubernetes leaves open to everyone; anything else is 401.
+    authn = opts.authentication
+    paths = PUBLIC_PATHS if authn.anonymous_public_paths_only else None
+    anonymous = AnonymousAuthenticator(paths) if authn.anonymous else None
+    return UnionAuthenticator([BearerTokenAuthenticator(tokens)], anonymous)
+
+
+async def new_config(opts: CompletedOptions) -> ServerConfig:
+    store, kv = await new_storage(opts)
+
+    async def get_namespace(name: str) -> dict | None:
+        try:
+            return await store.get(f"/registry/namespaces/{name}")
+        except storage.KeyNotFoundError:
+            return None
+
+    admin_token = admin.ensure_admin_credential(opts.data_dir)
+    host = opts.advertise_address
+    generic = Config(
+        authenticator=new_authenticator(opts, admin_token),
+        authorizer=new_authorizer(opts.authorization.modes),
+        admission=Chain([NamespaceLifecycle(get_namespace)]),
+        request_timeout=opts.generic.request_timeout,
+        min_request_timeout=float(opts.generic.min_request_timeout),
+        shutdown_delay=opts.generic.shutdown_delay_duration,
+        version=version.VERSION,
+        external_address=f"{host}:{opts.secure_port}",
+    )
+    generic.destroy_functions.append(kv.close)
+    extra = ExtraConfig(store, str(opts.primary_service_cluster_ip_range or ""),
+                        opts.api_server_service_ip or "", host, opts.secure_port)
+    serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file)
+    return ServerConfig(generic.complete(), extra, serving, admin_token)
+
+
+def create_server_chain(config: ServerConfig) -> GenericAPIServer:
+    """aggregator -> kube-apiserver -> apiextensions -> 404."""
+    api_extensions = new_apiextensions_server(config.generic, EmptyDelegate())
+    kube_api_server = new_instance(config.generic, config.extra, api_extensions)
+    return new_aggregator_server(config.generic, kube_api_server)
+
+
+def client_url(opts: CompletedOptions, port: int) -> str:
+    host = opts.bind_address
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"https://{host}:{port}"
+
+
+async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
+              started: asyncio.Event | None = None) -> None:
+    log.info("Version: %s", version.GIT_VERSION)
+    config = await new_config(opts)
+    server = create_server_chain(config)
+    prepared = server.prepare_run()
+    stop = stop or _stop_on_signals()
+    ready = asyncio.Event()
+    running = asyncio.ensure_future(prepared.run(config.serving, stop, ready))
+    await asyncio.wait({running, asyncio.ensure_future(ready.wait())}, return_when=asyncio.FIRST_COMPLETED)
+    if running.done():
+        running.result()
+        return
+    kubeconfig = os.path.join(opts.data_dir, "admin.kubeconfig")
+    admin.write_admin_kubeconfig(kubeconfig, client_url(opts, opts.secure_port), opts.ca_file, config.admin_token)
+    log.info("Admin kubeconfig: %s", kubeconfig)
+    print(f"kube-apiserver is serving on {client_url(opts, opts.secure_port)}\n"
+          f"admin kubeconfig: {kubeconfig}\n"
+          f"  kubectl --kubeconfig {kubeconfig} get namespaces", flush=True)
+    if started is not None:
+        started.set()
+    await running
+
+
+def _stop_on_signals() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop

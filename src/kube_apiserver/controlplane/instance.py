@@ -1,0 +1,45 @@
+"""The kube-apiserver link of the chain: installs the built-in groups and runs the bootstrap
+controller (k8s pkg/controlplane/instance.go)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..api import core
+from ..server.config import CompletedConfig
+from ..server.generic_api_server import DelegationTarget, GenericAPIServer
+from ..server.healthz import HealthChecker
+from ..storage.interface import Interface
+from .bootstrap import SystemNamespacesController
+
+
+@dataclass
+class ExtraConfig:
+    storage: Interface
+    service_cluster_ip_range: str = "10.0.0.0/24"
+    api_server_service_ip: str = "10.0.0.1"
+    advertise_address: str = "127.0.0.1"
+    secure_port: int = 6443
+
+
+class Instance:
+    def __init__(self, generic: CompletedConfig, extra: ExtraConfig, delegate: DelegationTarget):
+        self.generic_api_server = generic.new("kube-apiserver", delegate)
+        self.extra = extra
+        self.generic_api_server.install_legacy_api_group(core.new_api_group_info(extra.storage))
+        self.generic_api_server.add_health_checks(HealthChecker("etcd", self._storage_check),
+                                                  HealthChecker("log", _log_check))
+        namespaces = SystemNamespacesController(self.generic_api_server.restful)
+        self.generic_api_server.add_post_start_hook("start-system-namespaces-controller", namespaces.start)
+        self.generic_api_server.add_pre_shutdown_hook("stop-system-namespaces-controller", namespaces.stop)
+
+    async def _storage_check(self) -> None:
+        await self.extra.storage.current_revision()
+
+
+async def _log_check() -> None:
+    return None
+
+
+def new_instance(generic: CompletedConfig, extra: ExtraConfig, delegate: DelegationTarget) -> GenericAPIServer:
+    return Instance(generic, extra, delegate).generic_api_server

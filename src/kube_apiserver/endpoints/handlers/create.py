@@ -1,0 +1,28 @@
+"""POST a new object (k8s handlers.CreateResource)."""
+
+from __future__ import annotations
+
+from ...admission.interfaces import CREATE
+from ...registry.context import Context
+from ..http import Request, Response
+from .decode import decode_object, ensure_namespace
+from .responses import write_object
+from .scope import RequestScope, write_options
+
+
+async def create(scope: RequestScope, req: Request) -> Response:
+    dry_run = write_options(req, "CreateOptions")
+    ctx = scope.context(req, dry_run)
+    obj = await decode_object(req, scope)
+    ensure_namespace(obj, scope, ctx.namespace)
+    name = obj["metadata"].get("name", "")
+    attrs = scope.attributes(req, CREATE, obj, None, name, ctx)
+    await scope.admission.admit(attrs)
+    obj = attrs.object or obj
+
+    async def validate(ctx_: Context, created: dict) -> None:
+        attrs.object, attrs.name = created, created["metadata"].get("name", "")
+        await scope.admission.validate(attrs)
+
+    out = await scope.storage.create(ctx, obj, validate, {})
+    return write_object(req, scope, 201, out)

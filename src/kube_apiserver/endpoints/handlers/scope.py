@@ -1,0 +1,58 @@
+"""RequestScope: what every handler of one resource needs (k8s handlers.RequestScope)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...admission.interfaces import Attributes, Chain
+from ...apimachinery import errors
+from ...apimachinery import field as fielderr
+from ...registry.context import ANONYMOUS, Context
+from ...registry.rest import ResourceInfo
+from ...registry.table import TableConvertor, default_table_convertor
+from ..http import Request
+
+
+@dataclass
+class RequestScope:
+    info: ResourceInfo
+    storage: Any
+    admission: Chain = field(default_factory=lambda: Chain([]))
+    table: TableConvertor = field(default_factory=default_table_convertor)
+    min_request_timeout: float = 1800.0
+    # Set when the server shuts down: open watches end cleanly.
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def context(self, req: Request, dry_run: bool = False) -> Context:
+        namespace = req.info.namespace if self.info.namespaced else ""
+        return Context(namespace, req.user or ANONYMOUS, dry_run, req.param("fieldManager"))
+
+    def attributes(self, req: Request, operation: str, obj: Any, old: Any, name: str, ctx: Context,
+                   ) -> Attributes:
+        return Attributes(operation, self.info.group, self.info.version, self.info.kind, self.info.resource,
+                          self.info.subresource, ctx.namespace, name, obj, old, ctx.user, ctx.dry_run)
+
+
+DRY_RUN_VALUES = ("All",)
+FIELD_VALIDATION_VALUES = ("Ignore", "Warn", "Strict")
+
+
+def write_options(req: Request, kind: str) -> bool:
+    """Validates the query options of a write (CreateOptions, UpdateOptions, PatchOptions,
+    DeleteOptions) as Kubernetes does; returns whether it is a dry run."""
+    errs: fielderr.ErrorList = []
+    dry_run = req.query.get("dryRun", [])
+    for value in dry_run:
+        if value not in DRY_RUN_VALUES:
+            errs.append(fielderr.not_supported(fielderr.Path("dryRun"), value, DRY_RUN_VALUES))
+    validation = req.param("fieldValidation")
+    if validation and validation not in FIELD_VALIDATION_VALUES:
+        errs.append(fielderr.not_supported(fielderr.Path("fieldValidation"), validation, FIELD_VALIDATION_VALUES))
+    manager = req.param("fieldManager")
+    if len(manager) > 128:
+        errs.append(fielderr.too_long(fielderr.Path("fieldManager"), "", 128))
+    if errs:
+        raise errors.invalid(kind, "meta.k8s.io", "", errs)
+    return bool(dry_run)

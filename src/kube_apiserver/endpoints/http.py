@@ -1,0 +1,90 @@
+"""The request and response the handler chain passes around; the server's ASGI adapter makes them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+class Request:
+    __slots__ = ("method", "path", "query_string", "headers", "_receive", "_body", "_query", "info", "user",
+                 "values", "remote_addr", "disconnected")
+
+    def __init__(self, method: str, path: str, query_string: bytes, headers: dict[str, str],
+                 receive: Receive | None = None, body: bytes | None = None, remote_addr: str = ""):
+        self.method = method
+        self.path = path
+        self.query_string = query_string
+        self.headers = headers  # lower-case names; repeated headers joined with ", "
+        self._receive = receive
+        self._body = body
+        self._query: dict[str, list[str]] | None = None
+        self.info: Any = None  # RequestInfo, set by the request-info filter
+        self.user: Any = None  # UserInfo, set by the authentication filter
+        self.values: dict[str, Any] = {}
+        self.remote_addr = remote_addr
+        self.disconnected = False
+
+    @property
+    def query(self) -> dict[str, list[str]]:
+        if self._query is None:
+            self._query = parse_qs(self.query_string.decode("latin-1"), keep_blank_values=True)
+        return self._query
+
+    def param(self, name: str, default: str = "") -> str:
+        values = self.query.get(name)
+        return values[0] if values else default
+
+    async def body(self, limit: int = 3 * 1024 * 1024) -> bytes:
+        if self._body is None:
+            chunks: list[bytes] = []
+            size = 0
+            while self._receive is not None:
+                message = await self._receive()
+                if message["type"] == "http.disconnect":
+                    self.disconnected = True
+                    break
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    from ..apimachinery import errors
+                    raise errors.request_entity_too_large(f"limit is {limit}")
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+            self._body = b"".join(chunks)
+        return self._body
+
+
+class Response:
+    __slots__ = ("status", "body", "headers")
+
+    def __init__(self, status: int, body: bytes = b"", content_type: str = "application/json",
+                 headers: list[tuple[str, str]] | None = None):
+        self.status = status
+        self.body = body
+        self.headers = [("content-type", content_type)] if content_type else []
+        if headers:
+            self.headers.extend(headers)
+
+
+class StreamingResponse(Response):
+    """A response whose body is produced as it goes (watch): sent chunked, flushed per chunk."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, status: int, chunks: AsyncIterator[bytes], content_type: str,
+                 headers: list[tuple[str, str]] | None = None):
+        super().__init__(status, b"", content_type, headers)
+        self.chunks = chunks
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def text(status: int, body: str) -> Response:
+    return Response(status, body.encode(), "text/plain; charset=utf-8",
+                    [("x-content-type-options", "nosniff")])

@@ -1,0 +1,94 @@
+"""Installing a group version's REST storage as routes (k8s APIInstaller): which verbs a resource
+answers follows from which REST interfaces its storage implements, never from a list kept elsewhere."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..apimachinery import errors
+from ..registry import rest
+from ..registry.table import default_table_convertor
+from .handlers import create, delete, get, patch, update, watch
+from .handlers.scope import RequestScope
+from .http import Request, Response
+
+VerbHandler = Callable[[RequestScope, Request], Awaitable[Response]]
+
+# verb -> (the interface the storage must implement, the handler)
+VERBS: dict[str, tuple[type, VerbHandler]] = {
+    "create": (rest.Creater, create.create),
+    "delete": (rest.GracefulDeleter, delete.delete),
+    "deletecollection": (rest.CollectionDeleter, delete.delete_collection),
+    "get": (rest.Getter, get.get),
+    "list": (rest.Lister, get.list_),
+    "patch": (rest.Patcher, patch.patch_resource),
+    "update": (rest.Updater, update.update),
+    "watch": (rest.Watcher, watch.watch),
+}
+
+
+def storage_version_hash(group: str, version: str, kind: str) -> str:
+    digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
+
+
+@dataclass
+class ResourceRoutes:
+    """Everything served for one resource or subresource path."""
+
+    scope: RequestScope
+    handlers: dict[str, VerbHandler]
+
+    @property
+    def verbs(self) -> list[str]:
+        return sorted(self.handlers)
+
+    async def serve(self, req: Request) -> Response:
+        handler = self.handlers.get(req.info.verb)
+        if handler is None:
+            raise errors.method_not_supported(self.scope.info.resource, self.scope.info.group, req.info.verb)
+        return await handler(self.scope, req)
+
+
+@dataclass
+class APIGroupVersion:
+    """The REST storage of one group version, keyed "resource" or "resource/subresource"."""
+
+    group: str
+    version: str
+    storage: dict[str, Any]
+    scope_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def install(self) -> dict[str, ResourceRoutes]:
+        routes: dict[str, ResourceRoutes] = {}
+        for path, storage in self.storage.items():
+            table = getattr(storage, "table", None) or default_table_convertor()
+            scope = RequestScope(storage.info, storage, table=table, **self.scope_options)
+            handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if isinstance(storage, iface)}
+            routes[path] = ResourceRoutes(scope, handlers)
+        return routes
+
+    def api_resources(self, routes: dict[str, ResourceRoutes]) -> list[dict[str, Any]]:
+        """The APIResourceList entries of /api/v1 or /apis/<group>/<version>."""
+        resources = []
+        for path in sorted(routes):
+            r = routes[path]
+            info = r.scope.info
+            entry: dict[str, Any] = {"name": path, "singularName": info.singular if "/" not in path else "",
+                                     "namespaced": info.namespaced, "kind": info.kind, "verbs": r.verbs}
+            if "/" not in path:
+                if info.short_names:
+                    entry["shortNames"] = list(info.short_names)
+                if info.categories:
+                    entry["categories"] = list(info.categories)
+                entry["storageVersionHash"] = storage_version_hash(info.group, info.version, info.kind)
+            resources.append(entry)
+        return resources

@@ -1,0 +1,28 @@
+"""What a registry call knows of its request (k8s genericapirequest context): namespace, user, options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True, frozen=True)
+class UserInfo:
+    name: str
+    uid: str = ""
+    groups: tuple[str, ...] = ()
+    extra: dict[str, list[str]] = field(default_factory=dict)
+
+
+ANONYMOUS = UserInfo("system:anonymous", groups=("system:unauthenticated",))
+
+
+@dataclass(slots=True)
+class Context:
+    namespace: str = ""
+    user: UserInfo = ANONYMOUS
+    dry_run: bool = False
+    field_manager: str = ""
+    # Free-form values later layers attach (audit annotations, warnings to return).
+    warnings: list[str] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)

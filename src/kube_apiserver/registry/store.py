@@ -1,0 +1,285 @@
+"""The generic registry Store (k8s.io/apiserver/pkg/registry/generic/registry.Store): every verb of a
+resource on top of storage.Interface, with the resource's strategy deciding what differs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..apimachinery import errors, field
+from ..apimachinery.meta import now_rfc3339
+from ..storage import interface as storage
+from .context import Context
+from .options import DeleteOptions, ListQuery, compile_selection
+from .rest import ResourceInfo, UpdatedObjectInfo, ValidateObjectFunc, ValidateObjectUpdateFunc
+from .strategy import Strategy, before_create, before_update, generate_name
+from .table import TableConvertor, default_table_convertor
+
+Object = dict[str, Any]
+GENERATE_NAME_RETRIES = 8
+
+
+def path_segment_errors(name: str) -> list[str]:
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
+class Store:
+    def __init__(self, info: ResourceInfo, strategy: Strategy, storage_: storage.Interface, key_prefix: str,
+                 table: TableConvertor | None = None, return_deleted_object: bool = False):
+        self.info = info
+        self.strategy = strategy
+        self.storage = storage_
+        self.key_prefix = key_prefix.rstrip("/")
+        self.table = table or default_table_convertor()
+        self.return_deleted_object = return_deleted_object
+        self.supported_fields = {"metadata.name", *strategy.selectable_fields}
+        if info.namespaced:
+            self.supported_fields.add("metadata.namespace")
+
+    # ---- keys and errors ----
+
+    def key_root(self, ctx: Context) -> str:
+        if self.info.namespaced and ctx.namespace:
+            return f"{self.key_prefix}/{ctx.namespace}/"
+        return f"{self.key_prefix}/"
+
+    def key(self, ctx: Context, name: str) -> str:
+        if self.info.namespaced and not ctx.namespace:
+            raise errors.bad_request("Namespace parameter required.")
+        msgs = path_segment_errors(name)
+        if msgs:
+            raise errors.bad_request(f'Name parameter invalid: "{name}": {";".join(msgs)}')
+        if self.info.namespaced:
+            return f"{self.key_prefix}/{ctx.namespace}/{name}"
+        return f"{self.key_prefix}/{name}"
+
+    def interpret(self, err: storage.StorageError, name: str) -> errors.StatusError:
+        group, resource = self.info.group, self.info.resource
+        if isinstance(err, storage.KeyNotFoundError):
+            return errors.not_found(resource, group, name)
+        if isinstance(err, storage.KeyExistsError):
+            return errors.already_exists(resource, group, name)
+        if isinstance(err, storage.ConflictError):
+            return errors.conflict(resource, group, name, err.detail)
+        if isinstance(err, storage.ExpiredError):
+            status = errors.expired(str(err))
+            status.continue_token = err.continue_token  # type: ignore[attr-defined]
+            return status
+        if isinstance(err, storage.TooLargeResourceVersionError):
+            return errors.StatusError(504, "Timeout", f"Timeout: {err}", {
+                "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                "retryAfterSeconds": 1})
+        return errors.internal_error(err)
+
+    # ---- verbs ----
+
+    async def get(self, ctx: Context, name: str, options: dict[str, Any] | None = None) -> Object:
+        try:
+            return await self.storage.get(self.key(ctx, name))
+        except storage.StorageError as err:
+            raise self.interpret(err, name) from None
+
+    async def create(self, ctx: Context, obj: Object, create_validation: ValidateObjectFunc | None = None,
+                     options: dict[str, Any] | None = None) -> Object:
+        before_create(self.strategy, ctx, obj)
+        if create_validation is not None:
+            await create_validation(ctx, obj)
+        meta = obj["metadata"]
+        generated = bool(meta.get("generateName")) and meta["name"].startswith(meta["generateName"][:58])
+        for attempt in range(GENERATE_NAME_RETRIES if generated else 1):
+            if attempt:
+                meta["name"] = generate_name(meta["generateName"])
+            key = self.key(ctx, meta["name"])
+            try:
+                if ctx.dry_run:
+                    await self._check_absent(key, meta["name"])
+                    return obj
+                return await self.storage.create(key, obj)
+            except storage.KeyExistsError as err:
+                last = err
+        raise self.interpret(last, meta["name"])
+
+    async def _check_absent(self, key: str, name: str) -> None:
+        try:
+            await self.storage.get(key)
+        except storage.KeyNotFoundError:
+            return
+        raise errors.already_exists(self.info.resource, self.info.group, name)
+
+    async def update(self, ctx: Context, name: str, obj_info: UpdatedObjectInfo,
+                     create_validation: ValidateObjectFunc | None = None,
+                     update_validation: ValidateObjectUpdateFunc | None = None,
+                     force_allow_create: bool = False, options: dict[str, Any] | None = None,
+                     ) -> tuple[Object, bool]:
+        key = self.key(ctx, name)
+        created = False
+
+        async def try_update(existing: Object) -> Object:
+            nonlocal created
+            created = not existing
+            if created:
+                return await self._create_on_update(ctx, name, obj_info, create_validation, force_allow_create)
+            obj = await obj_info.updated_object(ctx, existing)
+            self._check_resource_version(obj, existing, name)
+            before_update(self.strategy, ctx, obj, existing)
+            if update_validation is not None:
+                await update_validation(ctx, obj, existing)
+            return obj
+
+        try:
+            if ctx.dry_run:
+                return await self._dry_run_update(ctx, key, try_update), created
+            out = await self.storage.guaranteed_update(key, try_update, ignore_not_found=True)
+        except storage.StorageError as err:
+            raise self.interpret(err, name) from None
+        if self.should_delete_during_update(out):
+            return await self._delete_now(ctx, key, name, out), False
+        return out, created
+
+    def should_delete_during_update(self, obj: Object) -> bool:
+        """An update that removed the last finalizer of an object being deleted completes the deletion."""
+        meta = obj.get("metadata") or {}
+        return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers") and \
+            not meta.get("deletionGracePeriodSeconds")
+
+    async def _dry_run_update(self, ctx: Context, key: str, try_update: Any) -> Object:
+        try:
+            existing = await self.storage.get(key)
+        except storage.KeyNotFoundError:
+            existing = {}
+        out = await try_update(existing)
+        if existing:
+            out["metadata"]["resourceVersion"] = existing["metadata"]["resourceVersion"]
+        return out
+
+    async def _create_on_update(self, ctx: Context, name: str, obj_info: UpdatedObjectInfo,
+                                create_validation: ValidateObjectFunc | None, force: bool) -> Object:
+        if not (self.strategy.allow_create_on_update or force):
+            raise errors.not_found(self.info.resource, self.info.group, name)
+        obj = await obj_info.updated_object(ctx, None)
+        if (obj.get("metadata") or {}).get("resourceVersion"):
+            raise errors.not_found(self.info.resource, self.info.group, name)
+        before_create(self.strategy, ctx, obj)
+        if create_validation is not None:
+            await create_validation(ctx, obj)
+        return obj
+
+    def _check_resource_version(self, obj: Object, existing: Object, name: str) -> None:
+        meta = obj.setdefault("metadata", {})
+        current = existing["metadata"]["resourceVersion"]
+        requested = meta.get("resourceVersion")
+        if not requested:
+            if not self.strategy.allow_unconditional_update:
+                raise errors.invalid(self.info.kind, self.info.group, name, [field.invalid(
+                    field.Path("metadata", "resourceVersion"), "", "must be specified for an update")])
+            meta["resourceVersion"] = current
+        elif requested != current:
+            raise errors.conflict(self.info.resource, self.info.group, name, errors.OPTIMISTIC_LOCK_MESSAGE)
+
+    async def delete(self, ctx: Context, name: str, delete_validation: ValidateObjectFunc | None = None,
+                     options: DeleteOptions | None = None) -> tuple[Object, bool]:
+        """Returns (what to answer, whether the object is gone)."""
+        options = options or DeleteOptions()
+        key = self.key(ctx, name)
+        existing = await self.get(ctx, name)
+        preconditions = storage.Preconditions(options.preconditions_uid, options.preconditions_resource_version)
+        try:
+            preconditions.check(key, existing)
+        except storage.ConflictError as err:
+            raise self.interpret(err, name) from None
+        if delete_validation is not None:
+            await delete_validation(ctx, existing)
+        if (existing["metadata"].get("finalizers") or []):
+            return await self._mark_for_deletion(ctx, key, name, existing, preconditions), False
+        if ctx.dry_run:
+            return self._deleted_answer(existing), True
+        return await self._delete_now(ctx, key, name, existing, preconditions), True
+
+    async def _mark_for_deletion(self, ctx: Context, key: str, name: str, existing: Object,
+                                 preconditions: storage.Preconditions) -> Object:
+        """Finalizers pending: set deletionTimestamp; the last finalizer's removal deletes it."""
+        if existing["metadata"].get("deletionTimestamp") or ctx.dry_run:
+            return existing
+
+        async def mark(current: Object) -> Object:
+            meta = current["metadata"]
+            meta.setdefault("deletionTimestamp", now_rfc3339())
+            meta.setdefault("deletionGracePeriodSeconds", 0)
+            return current
+
+        try:
+            return await self.storage.guaranteed_update(key, mark, preconditions)
+        except storage.StorageError as err:
+            raise self.interpret(err, name) from None
+
+    async def _delete_now(self, ctx: Context, key: str, name: str, existing: Object,
+                          preconditions: storage.Preconditions | None = None) -> Object:
+        preconditions = preconditions or storage.Preconditions()
+        preconditions.resource_version = preconditions.resource_version or existing["metadata"]["resourceVersion"]
+        try:
+            deleted = await self.storage.delete(key, preconditions)
+        except storage.StorageError as err:
+            raise self.interpret(err, name) from None
+        return self._deleted_answer(deleted)
+
+    def _deleted_answer(self, obj: Object) -> Object:
+        if self.return_deleted_object:
+            return obj
+        meta = obj["metadata"]
+        details: dict[str, Any] = {"name": meta["name"]}
+        if self.info.group:
+            details["group"] = self.info.group
+        details["kind"] = self.info.resource
+        details["uid"] = meta.get("uid", "")
+        return errors.success_status(details)
+
+    async def list(self, ctx: Context, query: ListQuery) -> Object:
+        selection = compile_selection(query, self.strategy.field_set, self.supported_fields)
+        opts = storage.ListOptions(query.resource_version, query.resource_version_match, query.limit,
+                                   query.continue_token, None if selection.empty else selection.matches,
+                                   selection.empty)
+        try:
+            result = await self.storage.get_list(self.key_root(ctx), opts)
+        except ValueError as err:
+            raise errors.bad_request(str(err)) from None
+        except storage.StorageError as err:
+            raise self.interpret(err, "") from None
+        for item in result.items:
+            item.setdefault("apiVersion", self.info.api_version)
+            item.setdefault("kind", self.info.kind)
+        return _list_object(self.info, result)
+
+    async def watch(self, ctx: Context, query: ListQuery) -> storage.Watcher:
+        selection = compile_selection(query, self.strategy.field_set, self.supported_fields)
+        try:
+            return await self.storage.watch(self.key_root(ctx), query.resource_version,
+                                            None if selection.empty else selection.matches)
+        except storage.StorageError as err:
+            raise self.interpret(err, "") from None
+
+    async def delete_collection(self, ctx: Context, delete_validation: ValidateObjectFunc | None,
+                                options: DeleteOptions, query: ListQuery) -> Object:
+        listed = await self.list(ctx, ListQuery(query.label_selector, query.field_selector,
+                                                query.resource_version, query.resource_version_match))
+        deleted = []
+        for item in listed["items"]:
+            item_ctx = Context(item["metadata"].get("namespace", ""), ctx.user, ctx.dry_run)
+            try:
+                await self.delete(item_ctx, item["metadata"]["name"], delete_validation, options)
+            except errors.StatusError as err:
+                if err.code != 404:
+                    raise
+                continue
+            deleted.append(item)
+        listed["items"] = deleted
+        return listed
+
+
+def _list_object(info: ResourceInfo, result: storage.ListResult) -> Object:
+    meta: dict[str, Any] = {"resourceVersion": str(result.resource_version)}
+    if result.continue_token:
+        meta["continue"] = result.continue_token
+    if result.remaining_item_count is not None:
+        meta["remainingItemCount"] = result.remaining_item_count
+    return {"kind": info.list_kind_name, "apiVersion": info.api_version, "metadata": meta, "items": result.items}

@@ -1,0 +1,122 @@
+"""The per-resource strategy (k8s RESTCreateStrategy/RESTUpdateStrategy/RESTDeleteStrategy) and the
+generic steps every create and update take (rest.BeforeCreate, rest.BeforeUpdate)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..apimachinery import errors, field, validation
+from ..apimachinery.meta import new_uid, now_rfc3339
+from .context import Context
+from .rest import ResourceInfo
+
+Object = dict[str, Any]
+GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+GENERATE_NAME_SUFFIX = 5
+MAX_GENERATE_NAME_PREFIX = 63 - GENERATE_NAME_SUFFIX
+
+
+class Strategy:
+    """Defaults fit most resources; a resource's module overrides what differs."""
+
+    allow_create_on_update = False
+    allow_unconditional_update = True
+    tracks_generation = False  # metadata.generation starts at 1 and grows on spec changes
+    has_status_subresource = False  # status is written only through /status
+    name_validator = staticmethod(validation.name_is_dns_subdomain)
+    # Fields a field selector may name besides metadata.name and metadata.namespace.
+    selectable_fields: tuple[str, ...] = ()
+
+    def __init__(self, info: ResourceInfo):
+        self.info = info
+
+    def prepare_for_create(self, ctx: Context, obj: Object) -> None:
+        if self.has_status_subresource:
+            obj.pop("status", None)
+        if self.tracks_generation:
+            obj["metadata"]["generation"] = 1
+
+    def prepare_for_update(self, ctx: Context, obj: Object, old: Object) -> None:
+        if self.has_status_subresource:
+            _copy_field(old, obj, "status")
+        if self.tracks_generation:
+            generation = old["metadata"].get("generation", 1)
+            obj["metadata"]["generation"] = generation + 1 if _spec_changed(obj, old) else generation
+
+    def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
+        return validation.validate_object_meta(obj.get("metadata") or {}, self.info.namespaced,
+                                               self.name_validator, field.Path("metadata"))
+
+    def validate_update(self, ctx: Context, obj: Object, old: Object) -> field.ErrorList:
+        return validation.validate_object_meta_update(obj.get("metadata") or {}, old.get("metadata") or {},
+                                                      field.Path("metadata"))
+
+    def canonicalize(self, obj: Object) -> None:
+        pass
+
+    def field_set(self, obj: Object) -> dict[str, str]:
+        """The fields a field selector can match (k8s GetAttrs)."""
+        meta = obj.get("metadata") or {}
+        fields = {"metadata.name": meta.get("name", "")}
+        if self.info.namespaced:
+            fields["metadata.namespace"] = meta.get("namespace", "")
+        return fields
+
+
+def _copy_field(src: Object, dst: Object, key: str) -> None:
+    if key in src:
+        dst[key] = src[key]
+    else:
+        dst.pop(key, None)
+
+
+def _spec_changed(obj: Object, old: Object) -> bool:
+    ignored = ("metadata", "status")
+    return {k: v for k, v in obj.items() if k not in ignored} != {k: v for k, v in old.items() if k not in ignored}
+
+
+# ---- the generic steps (k8s.io/apiserver/pkg/registry/rest/create.go, update.go) ----
+
+def generate_name(prefix: str) -> str:
+    prefix = prefix[:MAX_GENERATE_NAME_PREFIX]
+    return prefix + "".join(random.choice(GENERATE_NAME_ALPHABET) for _ in range(GENERATE_NAME_SUFFIX))
+
+
+def before_create(strategy: Strategy, ctx: Context, obj: Object) -> None:
+    meta = obj.setdefault("metadata", {})
+    if strategy.info.namespaced:
+        if not meta.get("namespace"):
+            meta["namespace"] = ctx.namespace
+    else:
+        meta.pop("namespace", None)
+    for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"):
+        meta.pop(system_field, None)
+    strategy.prepare_for_create(ctx, obj)
+    if not meta.get("name") and meta.get("generateName"):
+        meta["name"] = generate_name(meta["generateName"])
+    meta["uid"] = new_uid()
+    meta["creationTimestamp"] = now_rfc3339()
+    errs = strategy.validate(ctx, obj)
+    if errs:
+        raise errors.invalid(strategy.info.kind, strategy.info.group, meta.get("name", ""), errs)
+    strategy.canonicalize(obj)
+
+
+def before_update(strategy: Strategy, ctx: Context, obj: Object, old: Object) -> None:
+    meta = obj.setdefault("metadata", {})
+    old_meta = old.get("metadata") or {}
+    if strategy.info.namespaced:
+        meta.setdefault("namespace", ctx.namespace)
+    # System fields are the server's: keep the stored values whatever the client sent.
+    for system_field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                         "generation", "selfLink"):
+        if system_field in old_meta:
+            meta[system_field] = old_meta[system_field]
+        else:
+            meta.pop(system_field, None)
+    strategy.prepare_for_update(ctx, obj, old)
+    errs = strategy.validate_update(ctx, obj, old) + strategy.validate(ctx, obj)
+    if errs:
+        raise errors.invalid(strategy.info.kind, strategy.info.group, meta.get("name", ""), errs)
+    strategy.canonicalize(obj)

@@ -1,0 +1,74 @@
+"""The HTTP adapter: an ASGI application around the handler chain. Request bodies are read on
+demand; streaming responses (watch) are flushed chunk by chunk and stop when the client goes away."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from ..endpoints.http import Handler, Request, Response, StreamingResponse
+
+Scope = dict[str, Any]
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope["headers"]:
+        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+def _raw_headers(resp: Response, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in resp.headers] + extra
+
+
+class ASGIApp:
+    def __init__(self, handler: Handler):
+        self.handler = handler
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        client = scope.get("client")
+        req = Request(scope["method"], scope["path"], scope.get("query_string", b""), _headers(scope), receive,
+                      remote_addr=client[0] if client else "")
+        resp = await self.handler(req)
+        if isinstance(resp, StreamingResponse):
+            await self._stream(req, resp, receive, send)
+            return
+        body = b"" if scope["method"] == "HEAD" else resp.body
+        await send({"type": "http.response.start", "status": resp.status,
+                    "headers": _raw_headers(resp, [(b"content-length", str(len(resp.body)).encode())])})
+        await send({"type": "http.response.body", "body": body})
+
+    @staticmethod
+    async def _stream(req: Request, resp: StreamingResponse, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": resp.status,
+                    "headers": _raw_headers(resp, [(b"transfer-encoding", b"chunked")])})
+
+        async def pump() -> None:
+            async for chunk in resp.chunks:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+        async def wait_disconnect() -> None:
+            while not req.disconnected:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+
+        pumping = asyncio.ensure_future(pump())
+        watching = asyncio.ensure_future(wait_disconnect())
+        try:
+            await asyncio.wait({pumping, watching}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (pumping, watching):
+                task.cancel()
+            for task in (pumping, watching):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            with contextlib.suppress(Exception):
+                await resp.chunks.aclose()  # type: ignore[attr-defined]
+        with contextlib.suppress(Exception):
+            await send({"type": "http.response.body", "body": b"", "more_body": False})

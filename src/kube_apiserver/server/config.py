@@ -1,0 +1,83 @@
+"""Config -> complete() -> new(name, delegate): how every GenericAPIServer of the chain is made
+(k8s.io/apiserver/pkg/server/config.go)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..admission.interfaces import Chain
+from ..authentication.interfaces import RequestAuthenticator
+from ..authorization.authorizer import Authorizer
+from ..endpoints.discovery import DiscoveryManager
+from ..endpoints.http import Handler
+from .filters.audit import AuditBackend, with_audit
+from .filters.authentication import with_authentication
+from .filters.authorization import with_authorization
+from .filters.recovery import with_panic_recovery
+from .filters.requestinfo import with_request_info
+from .filters.timeout import with_timeout
+from .metrics import Registry, with_metrics
+
+if TYPE_CHECKING:
+    from .generic_api_server import DelegationTarget, GenericAPIServer
+
+
+@dataclass
+class LifecycleSignals:
+    """Shared by the whole chain: one shutdown for all (k8s lifecycle_signals.go)."""
+
+    shutdown_initiated: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set after the shutdown delay: open watches end cleanly, in-flight requests drain.
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class Config:
+    authenticator: RequestAuthenticator
+    authorizer: Authorizer
+    admission: Chain = field(default_factory=lambda: Chain([]))
+    request_timeout: float = 60.0
+    min_request_timeout: float = 1800.0
+    shutdown_delay: float = 0.0
+    version: dict[str, str] = field(default_factory=dict)
+    external_address: str = ""
+    audit_backend: AuditBackend | None = None
+    discovery: DiscoveryManager = field(default_factory=DiscoveryManager)
+    lifecycle: LifecycleSignals = field(default_factory=LifecycleSignals)
+    metrics: Registry = field(default_factory=Registry)
+    # Run when the server has stopped (storage is closed here).
+    destroy_functions: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    build_handler_chain: Callable[[Handler, Config], Handler] | None = None
+
+    def complete(self) -> CompletedConfig:
+        if self.build_handler_chain is None:
+            self.build_handler_chain = default_build_handler_chain
+        self.discovery.server_address = self.discovery.server_address or self.external_address
+        return CompletedConfig(self)
+
+
+@dataclass
+class CompletedConfig:
+    config: Config
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.config, name)
+
+    def new(self, name: str, delegate: DelegationTarget) -> GenericAPIServer:
+        from .generic_api_server import GenericAPIServer
+        return GenericAPIServer(name, self, delegate)
+
+
+def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
+    """Innermost first; a request meets them in the reverse order: recovery, request info, metrics,
+    timeout, authentication, audit, authorization, then the director."""
+    handler = with_authorization(api_handler, c.authorizer)
+    handler = with_audit(handler, c.audit_backend)
+    handler = with_authentication(handler, c.authenticator)
+    handler = with_timeout(handler, c.request_timeout)
+    handler = with_metrics(handler, c.metrics)
+    handler = with_request_info(handler)
+    return with_panic_recovery(handler)

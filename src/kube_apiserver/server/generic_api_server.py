@@ -1,0 +1,175 @@
+"""GenericAPIServer: one link of the server chain (k8s.io/apiserver/pkg/server/genericapiserver.go).
+
+Each server has its own REST container and non-REST mux behind a director; what neither claims goes
+to the delegate's unprotected handler (no second authentication). Hooks and health checks of the
+delegates are merged into the outer server, which is the one that runs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+import orjson
+
+from ..apimachinery import errors
+from ..endpoints.discovery import GroupVersionDiscovery
+from ..endpoints.handlers.responses import write_status_error
+from ..endpoints.http import Handler, Request, Response
+from ..endpoints.installer import APIGroupVersion
+from . import healthz
+from .api_group_info import APIGroupInfo
+from .config import CompletedConfig
+from .handler import APIServerHandler
+from .hooks import Hook, Hooks
+from .metrics import metrics_handler
+from .restful import APIContainer
+from .serving import SecureServingInfo, serve
+
+log = logging.getLogger("kube_apiserver.server")
+
+
+class DelegationTarget(Protocol):
+    hooks: Hooks
+    healthz_checks: list[healthz.HealthChecker]
+    livez_checks: list[healthz.HealthChecker]
+    readyz_checks: list[healthz.HealthChecker]
+
+    def unprotected_handler(self) -> Handler: ...
+
+    def listed_paths(self) -> list[str]: ...
+
+
+class EmptyDelegate:
+    """The end of the chain: everything that reaches it is 404 NotFound."""
+
+    def __init__(self) -> None:
+        self.hooks = Hooks()
+        self.healthz_checks: list[healthz.HealthChecker] = []
+        self.livez_checks: list[healthz.HealthChecker] = []
+        self.readyz_checks: list[healthz.HealthChecker] = []
+
+    def unprotected_handler(self) -> Handler:
+        async def not_found(req: Request) -> Response:
+            return write_status_error(req, errors.route_not_found())
+        return not_found
+
+    def listed_paths(self) -> list[str]:
+        return []
+
+
+class GenericAPIServer:
+    def __init__(self, name: str, config: CompletedConfig, delegate: DelegationTarget):
+        self.name = name
+        self.config = config
+        self.delegate = delegate
+        self.restful = APIContainer(config.discovery)
+        self.handler = APIServerHandler(name, self.restful, delegate.unprotected_handler(),
+                                        lambda h: config.build_handler_chain(h, config.config))
+        self.hooks = Hooks()
+        self.hooks.merge(delegate.hooks)
+        self.healthz_checks = list(delegate.healthz_checks)
+        self.livez_checks = list(delegate.livez_checks)
+        self.readyz_checks = list(delegate.readyz_checks)
+
+    def unprotected_handler(self) -> Handler:
+        return self.handler.director
+
+    def listed_paths(self) -> list[str]:
+        paths = set(self.handler.non_restful_mux.listed_paths()) | self.restful.root_paths
+        return sorted(paths | set(self.delegate.listed_paths()))
+
+    # ---- installing APIs ----
+
+    def install_api_groups(self, *infos: APIGroupInfo) -> None:
+        for info in infos:
+            for version, storage in info.versioned_storage.items():
+                gv = APIGroupVersion(info.group, version, storage, {
+                    "admission": self.config.admission, "min_request_timeout": self.config.min_request_timeout,
+                    "stopping": self.config.lifecycle.stopping})
+                routes = gv.install()
+                self.restful.add_group_version(info.group, version, routes)
+                self.config.discovery.add(GroupVersionDiscovery(info.group, version, gv.api_resources(routes)))
+        if any(info.group for info in infos):
+            self.restful.root_paths.add("/apis")
+
+    def install_legacy_api_group(self, info: APIGroupInfo) -> None:
+        self.install_api_groups(info)
+        self.restful.root_paths.add("/api")
+
+    # ---- hooks and checks ----
+
+    def add_post_start_hook(self, name: str, hook: Hook) -> None:
+        self.hooks.add_post_start_hook(name, hook)
+
+    def add_pre_shutdown_hook(self, name: str, hook: Hook) -> None:
+        self.hooks.add_pre_shutdown_hook(name, hook)
+
+    def add_health_checks(self, *checks: healthz.HealthChecker) -> None:
+        """Checks for all three endpoints (k8s AddHealthChecks)."""
+        self.healthz_checks.extend(checks)
+        self.livez_checks.extend(checks)
+        self.readyz_checks.extend(checks)
+
+    def add_readyz_checks(self, *checks: healthz.HealthChecker) -> None:
+        self.readyz_checks.extend(checks)
+
+    # ---- running ----
+
+    def prepare_run(self) -> PreparedGenericAPIServer:
+        mux = self.handler.non_restful_mux
+        hook_checks = [hook.health_check() for hook in self.hooks.post_start.values()]
+        lifecycle = self.config.lifecycle
+
+        async def shutdown_check() -> None:
+            if lifecycle.shutdown_initiated.is_set():
+                raise healthz.HealthCheckError("process is shutting down")
+
+        shutdown = healthz.HealthChecker("shutdown", shutdown_check)
+        healthz.install_handler(mux, "/healthz", lambda: [healthz.PING, *self.healthz_checks])
+        healthz.install_handler(mux, "/livez", lambda: [healthz.PING, *self.livez_checks, *hook_checks])
+        healthz.install_handler(mux, "/readyz",
+                                lambda: [healthz.PING, *self.readyz_checks, *hook_checks, shutdown])
+        mux.handle("/version", _json_handler(self.config.version))
+        mux.handle("/version/", _json_handler(self.config.version))
+        mux.handle("/metrics", metrics_handler(self.config.metrics))
+        mux.handle("/", self._index)
+        return PreparedGenericAPIServer(self)
+
+    async def _index(self, req: Request) -> Response:
+        body = orjson.dumps({"paths": self.listed_paths()}, option=orjson.OPT_INDENT_2)
+        return Response(200, body)
+
+
+def _json_handler(doc: dict) -> Handler:
+    body = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+
+    async def serve_json(req: Request) -> Response:
+        return Response(200, body)
+    return serve_json
+
+
+class PreparedGenericAPIServer:
+    def __init__(self, server: GenericAPIServer):
+        self.server = server
+
+    async def run(self, serving: SecureServingInfo, stop: asyncio.Event,
+                  started: asyncio.Event | None = None) -> None:
+        """Serve until `stop`, then shut down as kube-apiserver does: readyz fails first, wait the
+        shutdown delay, pre-shutdown hooks, end watches and drain requests, then destroy storage."""
+        server, config = self.server, self.server.config
+        http = await serve(server.handler, serving)
+        log.info("Serving securely on %s:%d", serving.host, http.port)
+        await server.hooks.run_post_start_hooks()
+        if started is not None:
+            started.set()
+        await stop.wait()
+        config.lifecycle.shutdown_initiated.set()
+        if config.shutdown_delay:
+            await asyncio.sleep(config.shutdown_delay)
+        await server.hooks.run_pre_shutdown_hooks()
+        config.lifecycle.stopping.set()
+        await http.shutdown()
+        for destroy in config.destroy_functions:
+            await destroy()
+        log.info("Stopped serving")

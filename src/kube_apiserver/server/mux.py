@@ -1,0 +1,31 @@
+"""PathRecorderMux: the non-REST routes (health, version, metrics...), exact or by prefix; anything
+else goes to the not-found handler, which in a chain is the delegate's (k8s mux.PathRecorderMux)."""
+
+from __future__ import annotations
+
+from ..endpoints.http import Handler, Request, Response
+
+
+class PathRecorderMux:
+    def __init__(self, name: str, not_found: Handler):
+        self.name = name
+        self.exact: dict[str, Handler] = {}
+        self.prefixes: list[tuple[str, Handler]] = []
+        self.not_found = not_found
+
+    def handle(self, path: str, handler: Handler) -> None:
+        self.exact[path] = handler
+
+    def handle_prefix(self, prefix: str, handler: Handler) -> None:
+        """`prefix` ends with '/': it claims every path below it."""
+        self.prefixes.append((prefix, handler))
+        self.prefixes.sort(key=lambda p: -len(p[0]))
+
+    def listed_paths(self) -> list[str]:
+        return sorted({*self.exact, *(p for p, _ in self.prefixes)})
+
+    async def __call__(self, req: Request) -> Response:
+        handler = self.exact.get(req.path)
+        if handler is None:
+            handler = next((h for p, h in self.prefixes if req.path.startswith(p)), self.not_found)
+        return await handler(req)

@@ -1,0 +1,99 @@
+"""Storage flags (k8s.io/apiserver/pkg/server/options/etcd.go) plus this server's SQLite backend.
+
+Differences from kube-apiserver: --storage-backend accepts `sqlite` (the default: a database under
+--data-dir, no etcd needed) besides `etcd3`; --etcd-servers is only required for etcd3; --data-dir is new.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from kube_apiserver.cli.flagset import FlagSet
+
+STORAGE_TYPE_SQLITE = "sqlite"
+STORAGE_TYPE_ETCD3 = "etcd3"
+STORAGE_TYPES = (STORAGE_TYPE_ETCD3, STORAGE_TYPE_SQLITE)
+DEFAULT_STORAGE_TYPE = STORAGE_TYPE_SQLITE
+DATA_DIR_ENV = "KUBE_APISERVER_DATA_DIR"
+
+
+def default_data_dir() -> str:
+    """$KUBE_APISERVER_DATA_DIR, else ~/.local/share/kube-apiserver."""
+    configured = os.environ.get(DATA_DIR_ENV)
+    return configured or os.path.join(os.path.expanduser("~"), ".local", "share", "kube-apiserver")
+
+
+@dataclass
+class EtcdOptions:
+    storage_backend: str = DEFAULT_STORAGE_TYPE
+    etcd_servers: list[str] = field(default_factory=list)
+    etcd_prefix: str = "/registry"
+    etcd_keyfile: str = ""
+    etcd_certfile: str = ""
+    etcd_cafile: str = ""
+    compaction_interval: float = 300.0
+    enable_watch_cache: bool = True
+    data_dir: str = ""
+
+    def add_flags(self, fs: FlagSet) -> None:
+        fs.string_var(self, "storage_backend", "storage-backend", _STORAGE_BACKEND_HELP)
+        fs.string_slice_var(
+            self,
+            "etcd_servers",
+            "etcd-servers",
+            "List of etcd servers to connect with (scheme://ip:port), comma separated. "
+            "Required with --storage-backend=etcd3.",
+        )
+        fs.string_var(
+            self, "etcd_prefix", "etcd-prefix", "The prefix to prepend to all resource paths in etcd."
+        )
+        fs.string_var(self, "etcd_keyfile", "etcd-keyfile", "SSL key file used to secure etcd communication.")
+        fs.string_var(
+            self,
+            "etcd_certfile",
+            "etcd-certfile",
+            "SSL certification file used to secure etcd communication.",
+        )
+        fs.string_var(
+            self,
+            "etcd_cafile",
+            "etcd-cafile",
+            "SSL Certificate Authority file used to secure etcd communication.",
+        )
+        fs.duration_var(
+            self,
+            "compaction_interval",
+            "etcd-compaction-interval",
+            "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.",
+        )
+        fs.bool_var(self, "enable_watch_cache", "watch-cache", "Enable watch caching in the apiserver")
+        fs.string_var(self, "data_dir", "data-dir", _DATA_DIR_HELP)
+
+    def complete(self) -> None:
+        self.data_dir = os.path.abspath(os.path.expanduser(self.data_dir or default_data_dir()))
+
+    def validate(self) -> list[str]:
+        errors: list[str] = []
+        if self.storage_backend == STORAGE_TYPE_ETCD3 and not self.etcd_servers:
+            errors.append("--etcd-servers must be specified")
+        if self.storage_backend not in STORAGE_TYPES:
+            errors.append(
+                f"--storage-backend invalid, allowed values: {', '.join(STORAGE_TYPES)}. "
+                f"If not specified, it will default to '{DEFAULT_STORAGE_TYPE}'"
+            )
+        if self.compaction_interval < 0:
+            errors.append("--etcd-compaction-interval can not be negative value")
+        if self.data_dir and os.path.exists(self.data_dir) and not os.path.isdir(self.data_dir):
+            errors.append(f"--data-dir {self.data_dir!r} is not a directory")
+        return errors
+
+
+_STORAGE_BACKEND_HELP = (
+    "The storage backend for persistence. Options: 'sqlite' (default: a database in --data-dir), 'etcd3'."
+)
+_DATA_DIR_HELP = (
+    "Directory holding the SQLite database and generated files (self-signed certificates, admin token and "
+    "kubeconfig). Defaults to $KUBE_APISERVER_DATA_DIR, or ~/.local/share/kube-apiserver. "
+    "(Not a kube-apiserver flag.)"
+)

@@ -1,0 +1,123 @@
+"""Secure serving flags (k8s.io/apiserver/pkg/server/options/serving.go).
+
+Difference from kube-apiserver: --bind-address defaults to 127.0.0.1 (not 0.0.0.0) so that starting the
+server with no flags on a laptop does not expose it to the network.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import ssl
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kube_apiserver.cli.flagset import FlagSet
+from kube_apiserver.server import certs
+
+DEFAULT_BIND_ADDRESS = "127.0.0.1"
+DEFAULT_SECURE_PORT = 6443
+PAIR_NAME = "apiserver"
+
+# --tls-min-version values (Go crypto/tls constant names) and their Python equivalents.
+TLS_VERSIONS: dict[str, ssl.TLSVersion] = {
+    "VersionTLS10": ssl.TLSVersion.TLSv1,
+    "VersionTLS11": ssl.TLSVersion.TLSv1_1,
+    "VersionTLS12": ssl.TLSVersion.TLSv1_2,
+    "VersionTLS13": ssl.TLSVersion.TLSv1_3,
+}
+
+
+def is_unspecified(address: str | None) -> bool:
+    """True for a blank, 0.0.0.0 or :: address (listen on every interface)."""
+    return not address or ipaddress.ip_address(address).is_unspecified
+
+
+@dataclass
+class SecureServingOptions:
+    bind_address: str | None = DEFAULT_BIND_ADDRESS
+    bind_port: int = DEFAULT_SECURE_PORT
+    cert_dir: str = ""
+    tls_cert_file: str = ""
+    tls_private_key_file: str = ""
+    tls_min_version: str = ""
+    # Not a flag: the CA clients should trust (the generated CA, or --tls-cert-file itself).
+    ca_file: str = ""
+
+    def add_flags(self, fs: FlagSet) -> None:
+        fs.ip_var(self, "bind_address", "bind-address", _BIND_ADDRESS_HELP)
+        fs.int_var(self, "bind_port", "secure-port", _SECURE_PORT_HELP)
+        fs.string_var(self, "cert_dir", "cert-dir", _CERT_DIR_HELP)
+        fs.string_var(self, "tls_cert_file", "tls-cert-file", _TLS_CERT_FILE_HELP)
+        fs.string_var(
+            self,
+            "tls_private_key_file",
+            "tls-private-key-file",
+            "File containing the default x509 private key matching --tls-cert-file.",
+        )
+        fs.string_var(
+            self,
+            "tls_min_version",
+            "tls-min-version",
+            "Minimum TLS version supported. Possible values: " + ", ".join(TLS_VERSIONS),
+        )
+
+    def complete(self, data_dir: str) -> None:
+        if not self.cert_dir:
+            self.cert_dir = os.path.join(data_dir, "pki")
+        if self.tls_cert_file and not self.ca_file:
+            self.ca_file = self.tls_cert_file
+
+    def maybe_default_with_self_signed_certs(
+        self, alternate_dns: Iterable[str], alternate_ips: Iterable[str]
+    ) -> None:
+        """Generates (or reuses) a self-signed serving certificate when none was given; raises OSError."""
+        if self.tls_cert_file or self.tls_private_key_file:
+            return
+        generated = certs.ensure_self_signed_serving_certs(self.cert_dir, alternate_dns, alternate_ips)
+        self.tls_cert_file = generated.cert_file
+        self.tls_private_key_file = generated.key_file
+        self.ca_file = generated.ca_file
+
+    def min_tls_version(self) -> ssl.TLSVersion | None:
+        return TLS_VERSIONS.get(self.tls_min_version)
+
+    def validate(self) -> list[str]:
+        errors: list[str] = []
+        if not 1 <= self.bind_port <= 65535:
+            errors.append(
+                f"--secure-port {self.bind_port} must be between 1 and 65535, inclusive. "
+                "It cannot be turned off with 0"
+            )
+        if self.tls_min_version and self.tls_min_version not in TLS_VERSIONS:
+            errors.append(f"unknown tls version {self.tls_min_version!r}")
+        errors.extend(self._validate_key_pair())
+        return errors
+
+    def _validate_key_pair(self) -> list[str]:
+        cert, key = self.tls_cert_file, self.tls_private_key_file
+        if cert and not key:
+            return ["--tls-private-key-file is required when --tls-cert-file is set"]
+        if key and not cert:
+            return ["--tls-cert-file is required when --tls-private-key-file is set"]
+        error = certs.key_pair_error(cert, key) if cert else None
+        return [error] if error else []
+
+
+_BIND_ADDRESS_HELP = (
+    "The IP address on which to listen for the --secure-port port. The associated interface(s) must be "
+    "reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address "
+    "(0.0.0.0 or ::), all interfaces and IP address families will be used. Unlike kube-apiserver "
+    "(default 0.0.0.0), this server only listens on the loopback address unless told otherwise."
+)
+_SECURE_PORT_HELP = "The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0."
+_CERT_DIR_HELP = (
+    "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are "
+    "provided, this flag will be ignored. Defaults to <data-dir>/pki."
+)
+_TLS_CERT_FILE_HELP = (
+    "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server "
+    "cert). If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, "
+    "a self-signed certificate and key are generated for the public address and saved to the directory "
+    "specified by --cert-dir."
+)

@@ -1,0 +1,91 @@
+"""The REST container (k8s uses go-restful): installed group versions and their discovery roots."""
+
+from __future__ import annotations
+
+from ..apimachinery import errors
+from ..endpoints import discovery
+from ..endpoints.handlers.responses import write_status_error
+from ..endpoints.http import Request, Response
+from ..endpoints.installer import ResourceRoutes
+
+
+class APIContainer:
+    def __init__(self, discovery_manager: discovery.DiscoveryManager):
+        self.discovery = discovery_manager
+        self.group_versions: dict[tuple[str, str], dict[str, ResourceRoutes]] = {}
+        self.root_paths: set[str] = set()
+
+    def add_group_version(self, group: str, version: str, routes: dict[str, ResourceRoutes]) -> None:
+        self.group_versions[(group, version)] = routes
+        self.root_paths.add(f"/apis/{group}/{version}" if group else f"/api/{version}")
+        if group:
+            self.root_paths.add(f"/apis/{group}")
+
+    def claims(self, path: str) -> bool:
+        """The director's rule: /apis only exactly, any other root on a path boundary."""
+        if path in ("/apis", "/apis/"):
+            return "/apis" in self.root_paths
+        for root in self.root_paths:
+            if root != "/apis" and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+                return True
+        return False
+
+    async def dispatch(self, req: Request) -> Response:
+        try:
+            return await self._dispatch(req)
+        except errors.StatusError as err:
+            return write_status_error(req, err)
+
+    async def _dispatch(self, req: Request) -> Response:
+        info = req.info
+        path = req.path.rstrip("/")
+        if not info.is_resource_request:
+            return self._discovery(req, path)
+        routes = self.group_versions.get((info.api_group, info.api_version))
+        if routes is None:
+            raise errors.route_not_found()
+        key = f"{info.resource}/{info.subresource}" if info.subresource else info.resource
+        resource = routes.get(key)
+        if resource is None:
+            raise errors.route_not_found()
+        namespaced = resource.scope.info.namespaced
+        if not namespaced and info.namespace and info.resource != "namespaces":
+            raise errors.route_not_found()  # cluster-scoped resources have no namespaced paths
+        if namespaced and not info.namespace:
+            if info.name:
+                raise errors.route_not_found()
+            if info.verb not in ("list", "watch"):
+                raise errors.method_not_allowed()  # across namespaces: only list and watch
+        if info.name and req.method == "POST" and not info.subresource:
+            raise errors.method_not_allowed()
+        return await resource.serve(req)
+
+    def _discovery(self, req: Request, path: str) -> Response:
+        if req.method not in ("GET", "HEAD"):
+            raise errors.method_not_allowed()
+        manager = self.discovery
+        if path == "/api":
+            if discovery.wants_aggregated(req):
+                return discovery.discovery_response(req, manager.aggregated(core=True),
+                                                    discovery.AGGREGATED_CONTENT_TYPE)
+            return discovery.discovery_response(req, manager.api_versions())
+        if path == "/apis":
+            if discovery.wants_aggregated(req):
+                return discovery.discovery_response(req, manager.aggregated(core=False),
+                                                    discovery.AGGREGATED_CONTENT_TYPE)
+            return discovery.discovery_response(req, manager.api_group_list())
+        parts = path.strip("/").split("/")
+        if parts[0] == "api" and len(parts) == 2:
+            gv = manager.lookup("", parts[1])
+        elif parts[0] == "apis" and len(parts) == 3:
+            gv = manager.lookup(parts[1], parts[2])
+        elif parts[0] == "apis" and len(parts) == 2:
+            group = manager.api_group(parts[1])
+            if group is None:
+                raise errors.route_not_found()
+            return discovery.discovery_response(req, group)
+        else:
+            gv = None
+        if gv is None:
+            raise errors.route_not_found()
+        return discovery.discovery_response(req, manager.api_resource_list(gv))

@@ -1,0 +1,76 @@
+"""Secure serving: HTTPS on uvicorn (httptools parser, uvloop), chosen by measurement
+(docs/http-server.md). uvicorn runs inside our event loop; we own signals and shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import ssl
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import uvicorn
+
+from ..endpoints.http import Handler
+from .asgi import ASGIApp
+
+log = logging.getLogger("kube_apiserver.server")
+KEEP_ALIVE_SECONDS = 120
+GRACEFUL_SHUTDOWN_SECONDS = 60
+
+
+@dataclass
+class SecureServingInfo:
+    host: str
+    port: int
+    cert_file: str
+    key_file: str
+    min_tls_version: str = "VersionTLS12"
+
+    def listen(self) -> socket.socket:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        sock.listen(2048)
+        sock.setblocking(False)
+        return sock
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # The command handles SIGTERM/SIGINT itself (readyz first, then drain).
+        yield
+
+
+@dataclass
+class HTTPServer:
+    server: _Server
+    task: asyncio.Task[None]
+    port: int
+
+    async def shutdown(self) -> None:
+        self.server.should_exit = True
+        await self.task
+
+
+async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
+    sock = info.listen()
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(ASGIApp(handler), http="httptools", lifespan="off", log_config=None,
+                            access_log=False, ssl_certfile=info.cert_file, ssl_keyfile=info.key_file,
+                            timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
+                            date_header=True)
+    config.ssl_ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20"
+    config.ssl_version = ssl.PROTOCOL_TLS_SERVER
+    server = _Server(config)
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    return HTTPServer(server, task, port)
