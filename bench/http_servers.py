@@ -2,15 +2,18 @@
 """Benchmark candidate HTTP servers for the kube_apiserver ASGI boundary.
 
 For each candidate this starts ONE server process (this file, ``--serve NAME``) that runs the server
-embedded in a running uvloop event loop, serving ``GET /api/v1/namespaces/default`` (a ~400-byte JSON
-body) and ``GET /stream`` (3 chunks, 200 ms apart) over TLS on 127.0.0.1. The parent probes the server
-(status, keep-alive, ALPN, streaming), drives it with ``wrk -t1 -c16`` for a fixed duration, reads the
-server's CPU time from /proc, stops it gracefully (stdin EOF) and prints a table.
+embedded in an already running uvloop event loop, serving ``GET /api/v1/namespaces/default`` (a ~400-byte
+JSON body), ``GET /stream`` (3 chunks, 200 ms apart) and ``GET /watch`` (20 s of chunks) over TLS on
+127.0.0.1. The parent checks the server (status, body, keep-alive, ALPN, chunks arriving as sent), drives it
+with ``wrk -t1 -c16 -dNs`` over https keep-alive, reads the server's CPU time from /proc (CPU us/request),
+opens a /watch and stops the server gracefully (stdin EOF) while the watch is open, then prints a table.
 
-    python bench/http_servers.py                    # 2 rounds x 5 s, TLS, then plain HTTP for the top 2
+    python bench/http_servers.py            # 2 rounds x 5 s over TLS; then plain HTTP for the 2 fastest and
+                                            # HTTP/2 (h2load -m1, if installed) for those offering h2 (ALPN)
     python bench/http_servers.py --only uvicorn-httptools,custom-raw --rounds 1 --duration 3
 
-Candidates whose packages are missing are skipped. Only 127.0.0.1 is used.
+Candidates whose packages are missing are skipped. Only 127.0.0.1 is used. Needs wrk (Debian: wrk);
+h2load (Debian: nghttp2-client) is optional.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ STREAM_PATH = "/stream"  # 3 chunks: checks that chunks are flushed as they are 
 WATCH_PATH = "/watch"  # 20 s of chunks: held open while the server is asked to stop
 STREAMS = {STREAM_PATH: 3, WATCH_PATH: 100}
 STREAM_GAP_S = 0.2
-GRACE_S = 2  # graceful-shutdown deadline given to servers that support one
+GRACE_S = 1  # graceful-shutdown deadline given to servers that support one
 JSON_CT = "application/json"
 
 Scope = dict[str, Any]
@@ -165,7 +168,7 @@ async def serve_uvicorn(http: str, port: int, tls: TLSFiles | None, stop: asynci
     config = uvicorn.Config(
         asgi_app, host=HOST, port=port, http=http, loop="none", lifespan="off", access_log=False,
         log_level="warning", ssl_certfile=tls and str(tls.cert), ssl_keyfile=tls and str(tls.key),
-        timeout_graceful_shutdown=GRACE_S,
+        timeout_graceful_shutdown=GRACE_S, http2=http == "zttp",
     )  # fmt: skip
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -201,9 +204,8 @@ async def serve_granian(interface: str, port: int, tls: TLSFiles | None, stop: a
     task = asyncio.create_task(server.serve())
     await stop.wait()
     server.stop()
-    with contextlib.suppress(
-        TimeoutError
-    ):  # embed's stop raises TimeoutError once workers_kill_timeout expires
+    # embed's stop raises TimeoutError (instead of killing quietly) once workers_kill_timeout expires
+    with contextlib.suppress(TimeoutError):
         await task
 
 
@@ -367,7 +369,6 @@ class Candidate:
     name: str
     modules: tuple[str, ...]
     start: Starter
-    notes: str
 
 
 def _partial(fn: Callable[..., Awaitable[None]], first: Any) -> Starter:
@@ -378,20 +379,15 @@ def _partial(fn: Callable[..., Awaitable[None]], first: Any) -> Starter:
 
 
 CANDIDATES: tuple[Candidate, ...] = (
-    Candidate(
-        "uvicorn-httptools", ("uvicorn", "httptools", "uvloop"), _partial(serve_uvicorn, "httptools"), "ASGI"
-    ),
-    Candidate("uvicorn-h11", ("uvicorn", "h11"), _partial(serve_uvicorn, "h11"), "ASGI"),
-    Candidate("hypercorn", ("hypercorn",), serve_hypercorn, "ASGI, h11+h2"),
-    Candidate("granian-asgi", ("granian",), _partial(serve_granian, "asginl"), "ASGI, embed (experimental)"),
-    Candidate("granian-rsgi", ("granian",), _partial(serve_granian, "rsgi"), "RSGI, embed (experimental)"),
-    Candidate("aiohttp", ("aiohttp",), serve_aiohttp, "aiohttp.web handlers"),
-    Candidate(
-        "custom-raw", ("httptools", "uvloop"), _partial(serve_custom, RawProtocol), "httptools, no ASGI"
-    ),
-    Candidate(
-        "custom-asgi", ("httptools", "uvloop"), _partial(serve_custom, AsgiProtocol), "httptools + ASGI"
-    ),
+    Candidate("uvicorn-httptools", ("uvicorn", "httptools"), _partial(serve_uvicorn, "httptools")),
+    Candidate("uvicorn-zttp", ("uvicorn", "zttp"), _partial(serve_uvicorn, "zttp")),  # HTTP/1.1 + HTTP/2
+    Candidate("uvicorn-h11", ("uvicorn", "h11"), _partial(serve_uvicorn, "h11")),
+    Candidate("hypercorn", ("hypercorn",), serve_hypercorn),  # h11 + h2
+    Candidate("granian-asgi", ("granian",), _partial(serve_granian, "asginl")),  # granian.server.embed
+    Candidate("granian-rsgi", ("granian",), _partial(serve_granian, "rsgi")),
+    Candidate("aiohttp", ("aiohttp",), serve_aiohttp),  # its own handler interface, not ASGI
+    Candidate("custom-raw", ("httptools",), _partial(serve_custom, RawProtocol)),  # no ASGI: the ceiling
+    Candidate("custom-asgi", ("httptools",), _partial(serve_custom, AsgiProtocol)),  # minimal ASGI adapter
 )
 BY_NAME = {c.name: c for c in CANDIDATES}
 
@@ -602,32 +598,52 @@ def parse_wrk(out: str, res: Result) -> None:
     res.errors = "; ".join(errs)
 
 
-def run_wrk(port: int, tls: bool, duration: int, args: argparse.Namespace, res: Result, pid: int) -> None:
-    url = f"{'https' if tls else 'http'}://{HOST}:{port}{GET_PATH}"
-    cmd = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{duration}s", "--latency", url]
+def parse_h2load(out: str, res: Result) -> None:
+    if m := re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out):
+        res.rps = float(m.group(1))
+    if m := re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed", out):
+        res.requests = int(m.group(1))
+        res.errors = f"{m.group(2)} failed" if m.group(2) != "0" else ""
+    if m := re.search(r"time for request:\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)", out):
+        res.note = f"mean {float(m.group(1)) * _UNIT_MS[m.group(2)]:.2f} ms"
+    if "Application protocol: h2" not in out:
+        res.errors += " not h2"
+
+
+def load_command(scheme: str, port: int, args: argparse.Namespace) -> list[str]:
+    url = f"{'http' if scheme == 'http' else 'https'}://{HOST}:{port}{GET_PATH}"
+    if scheme == "h2":  # one stream at a time per connection, like wrk's keep-alive connections
+        return ["h2load", f"-t{args.threads}", f"-c{args.connections}", "-m1", f"-D{args.duration}", url]
+    return ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency", url]
+
+
+def run_load(scheme: str, port: int, args: argparse.Namespace, res: Result, pid: int) -> None:
+    """Drive the server for args.duration seconds; server CPU time / requests = cost per request."""
     cpu0 = cpu_seconds(pid)
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 20).stdout
+    cmd = load_command(scheme, port, args)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.duration + 20).stdout
     cpu1 = cpu_seconds(pid)
-    parse_wrk(out, res)
+    (parse_h2load if scheme == "h2" else parse_wrk)(out, res)
     if res.requests:
         res.cpu_us_per_req = (cpu1 - cpu0) / res.requests * 1e6
 
 
-def measure(name: str, tls_dir: Path | None, rnd: int, args: argparse.Namespace, logdir: Path) -> Result:
-    res = Result(name, "https" if tls_dir else "http", rnd)
+def measure(name: str, scheme: str, rnd: int, args: argparse.Namespace, tmpdir: Path) -> Result:
+    res = Result(name, scheme, rnd)
+    tls = scheme != "http"
     port = free_port()
-    log = logdir / f"{name}-{res.scheme}-{rnd}.log"
-    proc = start_server(name, port, tls_dir, log)
+    log = tmpdir / f"{name}-{scheme}-{rnd}.log"
+    proc = start_server(name, port, tmpdir if tls else None, log)
     watch: threading.Thread | None = None
     try:
         if not wait_listening(proc, port):
             res.note = "did not start: " + log.read_text(errors="replace").strip()[-300:]
             return res
-        if probe_get(port, bool(tls_dir), res):
-            probe_stream(port, bool(tls_dir), res)
-            res.alpn = probe_alpn(port) if tls_dir else "-"
-            run_wrk(port, bool(tls_dir), args.duration, args, res, proc.pid)
-            watch = open_watch(port, bool(tls_dir))
+        if probe_get(port, tls, res):
+            probe_stream(port, tls, res)
+            res.alpn = probe_alpn(port) if tls else "-"
+            run_load(scheme, port, args, res, proc.pid)
+            watch = open_watch(port, tls)
     except (OSError, http.client.HTTPException, subprocess.SubprocessError, ssl.SSLError) as exc:
         res.note = f"{type(exc).__name__}: {exc}"
     finally:
@@ -643,6 +659,11 @@ def _fmt(value: float | None, spec: str = ".1f") -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _median(values: list[float | None], spec: str) -> str:
+    present = [v for v in values if v is not None]
+    return _fmt(statistics.median(present) if present else None, spec)
+
+
 def _row(name: str, runs: list[Result], best: float) -> list[str]:
     rps = [r.rps for r in runs]
     mean = statistics.fmean(rps)
@@ -651,20 +672,19 @@ def _row(name: str, runs: list[Result], best: float) -> list[str]:
     stops = [r.stop_s for r in runs if r.stop_s is not None]
     return [
         name, runs[0].scheme, *[f"{x:.0f}" for x in rps], f"{mean:.0f}", f"{mean / best:.2f}x" if best else "-",
-        _fmt(statistics.median(r.p50_ms or 0 for r in runs), ".2f"),
-        _fmt(statistics.median(r.p99_ms or 0 for r in runs), ".2f"),
-        _fmt(statistics.median(r.cpu_us_per_req or 0 for r in runs), ".0f"),
+        _median([r.p50_ms for r in runs], ".2f"), _median([r.p99_ms for r in runs], ".2f"),
+        "/".join(_fmt(r.cpu_us_per_req, ".0f") for r in runs),
         last.alpn, {True: "yes", False: "NO", None: "-"}[last.keep_alive], stream,
         _fmt(max(stops), ".2f") if len(stops) == len(runs) else "KILLED",
-        "; ".join(sorted({r.errors or r.note for r in runs if r.errors or r.note}))[:80],
+        "; ".join(dict.fromkeys(r.errors or r.note for r in runs if r.errors or r.note))[:90],
     ]  # fmt: skip
 
 
 def print_table(results: list[Result], rounds: int) -> None:
     head = ["candidate", "scheme", *[f"r{i + 1} req/s" for i in range(rounds)], "mean", "x best",
-            "p50 ms", "p99 ms", "CPU us/req", "ALPN", "keepalive", "stream 1st/all ms", "stop s", "notes"]  # fmt: skip
+            "p50 ms", "p99 ms", "CPU us/req (per round)", "ALPN", "keepalive", "stream 1st/all ms", "stop s", "notes"]  # fmt: skip
     rows = []
-    for scheme in ("https", "http"):
+    for scheme in ("https", "http", "h2"):
         groups: dict[str, list[Result]] = {}
         for r in results:
             if r.scheme == scheme and r.rps:
@@ -689,13 +709,11 @@ def _print_result(r: Result) -> None:
     )
 
 
-def run_rounds(
-    names: list[str], tls_dir: Path | None, args: argparse.Namespace, logdir: Path
-) -> list[Result]:
+def run_rounds(names: list[str], scheme: str, args: argparse.Namespace, tmpdir: Path) -> list[Result]:
     results = []
     for rnd in range(1, args.rounds + 1):  # interleave rounds so background noise spreads over candidates
-        for name in names:
-            results.append(measure(name, tls_dir, rnd, args, logdir))
+        for name in names if rnd % 2 else names[::-1]:  # and alternate the order (the first run tends to lag)
+            results.append(measure(name, scheme, rnd, args, tmpdir))
             _print_result(results[-1])
     return results
 
@@ -711,6 +729,9 @@ def select(args: argparse.Namespace) -> list[str]:
     names = args.only.split(",") if args.only else [c.name for c in CANDIDATES]
     chosen = []
     for name in names:
+        if name not in BY_NAME:
+            print(f"SKIP {name}: unknown candidate")
+            continue
         missing = missing_modules(BY_NAME[name])
         if missing:
             print(f"SKIP {name}: missing {', '.join(missing)}")
@@ -729,9 +750,14 @@ def run_parent(args: argparse.Namespace) -> None:
         print(
             f"body {len(BODY)} bytes; wrk -t{args.threads} -c{args.connections} -d{args.duration}s --latency"
         )
-        results = run_rounds(names, tmpdir, args, tmpdir)
+        results = run_rounds(names, "https", args, tmpdir)
         if args.plain_top:
-            results += run_rounds(top_names(results, args.plain_top), None, args, tmpdir)
+            results += run_rounds(top_names(results, args.plain_top), "http", args, tmpdir)
+        h2_names = sorted({r.name for r in results if r.alpn == "h2"}, key=names.index)
+        if args.h2 and h2_names and shutil.which("h2load"):
+            results += run_rounds(h2_names, "h2", args, tmpdir)
+        elif args.h2 and h2_names:
+            print("h2load not found (apt-get install -y nghttp2-client): HTTP/2 not measured")
     print()
     print_table(results, args.rounds)
 
@@ -744,6 +770,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--connections", type=int, default=16)
     p.add_argument("--plain-top", type=int, default=2, help="also measure plain HTTP for the N fastest")
+    p.add_argument("--no-h2", dest="h2", action="store_false", help="skip the HTTP/2 (h2load) pass")
     p.add_argument(
         "-v", "--verbose", action="store_true", help="print the server log when it had to be killed"
     )

@@ -60,4 +60,7 @@ def decode_body(body: bytes, content_type: str) -> Any:
         return decode_json(body)
     if media in (YAML, "application/x-yaml", "text/yaml"):
         return decode_yaml(body)
+    if media == PROTOBUF:
+        from . import protobuf
+        return protobuf.decode(body, SUPPORTED_MEDIA_TYPES)
     raise errors.unsupported_media_type(content_type, SUPPORTED_MEDIA_TYPES)

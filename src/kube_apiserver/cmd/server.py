@@ -12,6 +12,7 @@ from .. import version
 from ..admission.interfaces import Chain
 from ..admission.namespace_lifecycle import NamespaceLifecycle
 from ..aggregator.server import new_aggregator_server
+from ..api import schemas
 from ..apiextensions.server import new_apiextensions_server
 from ..authentication.request import (
     PUBLIC_PATHS,
@@ -22,6 +23,7 @@ from ..authentication.request import (
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authorization.authorizer import new_authorizer
 from ..controlplane.instance import ExtraConfig, new_instance
+from ..endpoints.openapi import OpenAPIService, SchemaSource
 from ..registry.context import UserInfo
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
@@ -82,6 +84,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         shutdown_delay=opts.generic.shutdown_delay_duration,
         version=version.VERSION,
         external_address=f"{host}:{opts.secure_port}",
+        openapi=OpenAPIService(SchemaSource(schemas.definitions, schemas.schema_name)),
     )
     generic.destroy_functions.append(kv.close)
     extra = ExtraConfig(store, str(opts.primary_service_cluster_ip_range or ""),

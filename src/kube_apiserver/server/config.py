@@ -13,6 +13,7 @@ from ..authentication.interfaces import RequestAuthenticator
 from ..authorization.authorizer import Authorizer
 from ..endpoints.discovery import DiscoveryManager
 from ..endpoints.http import Handler
+from ..endpoints.openapi import OpenAPIService
 from .filters.audit import AuditBackend, with_audit
 from .filters.authentication import with_authentication
 from .filters.authorization import with_authorization
@@ -46,6 +47,7 @@ class Config:
     external_address: str = ""
     audit_backend: AuditBackend | None = None
     discovery: DiscoveryManager = field(default_factory=DiscoveryManager)
+    openapi: OpenAPIService = field(default_factory=OpenAPIService)
     lifecycle: LifecycleSignals = field(default_factory=LifecycleSignals)
     metrics: Registry = field(default_factory=Registry)
     # Run when the server has stopped (storage is closed here).

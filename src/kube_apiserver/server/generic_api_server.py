@@ -90,6 +90,7 @@ class GenericAPIServer:
                 routes = gv.install()
                 self.restful.add_group_version(info.group, version, routes)
                 self.config.discovery.add(GroupVersionDiscovery(info.group, version, gv.api_resources(routes)))
+                self.config.openapi.add(info.group, version, routes)
         if any(info.group for info in infos):
             self.restful.root_paths.add("/apis")
 
@@ -133,6 +134,8 @@ class GenericAPIServer:
         mux.handle("/version", _json_handler(self.config.version))
         mux.handle("/version/", _json_handler(self.config.version))
         mux.handle("/metrics", metrics_handler(self.config.metrics))
+        mux.handle("/openapi/v3", self.config.openapi.serve_root)
+        mux.handle_prefix("/openapi/v3/", self.config.openapi.serve_document)
         mux.handle("/", self._index)
         return PreparedGenericAPIServer(self)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...server.api_group_info import APIGroupInfo
 from ...storage.interface import Interface
-from . import configmap, event, namespace, secret
+from . import configmap, event, namespace, proto, secret  # noqa: F401 - proto registers kinds
 
 RESOURCES = (namespace, configmap, secret, event)
 
