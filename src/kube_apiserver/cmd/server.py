@@ -123,9 +123,10 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
         running.result()
         return
     kubeconfig = os.path.join(opts.data_dir, "admin.kubeconfig")
-    admin.write_admin_kubeconfig(kubeconfig, client_url(opts, opts.secure_port), opts.ca_file, config.admin_token)
+    url = client_url(opts, config.serving.port)
+    admin.write_admin_kubeconfig(kubeconfig, url, opts.ca_file, config.admin_token)
     log.info("Admin kubeconfig: %s", kubeconfig)
-    print(f"kube-apiserver is serving on {client_url(opts, opts.secure_port)}\n"
+    print(f"kube-apiserver is serving on {url}\n"
           f"admin kubeconfig: {kubeconfig}\n"
           f"  kubectl --kubeconfig {kubeconfig} get namespaces", flush=True)
     if started is not None:

@@ -27,6 +27,7 @@ def _raw_headers(resp: Response, extra: list[tuple[bytes, bytes]]) -> list[tuple
 class ASGIApp:
     def __init__(self, handler: Handler):
         self.handler = handler
+        self.inflight = 0  # requests being answered; shutdown waits for these, not for idle sockets
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -34,6 +35,13 @@ class ASGIApp:
         client = scope.get("client")
         req = Request(scope["method"], scope["path"], scope.get("query_string", b""), _headers(scope), receive,
                       remote_addr=client[0] if client else "")
+        self.inflight += 1
+        try:
+            await self._answer(req, scope, receive, send)
+        finally:
+            self.inflight -= 1
+
+    async def _answer(self, req: Request, scope: Scope, receive: Any, send: Any) -> None:
         resp = await self.handler(req)
         if isinstance(resp, StreamingResponse):
             await self._stream(req, resp, receive, send)

@@ -162,6 +162,7 @@ class PreparedGenericAPIServer:
         shutdown delay, pre-shutdown hooks, end watches and drain requests, then destroy storage."""
         server, config = self.server, self.server.config
         http = await serve(server.handler, serving)
+        serving.port = http.port  # the real one when asked for port 0
         log.info("Serving securely on %s:%d", serving.host, http.port)
         await server.hooks.run_post_start_hooks()
         if started is not None:

@@ -51,16 +51,28 @@ class HTTPServer:
     server: _Server
     task: asyncio.Task[None]
     port: int
+    app: ASGIApp
 
     async def shutdown(self) -> None:
+        """Stop accepting, let in-flight requests finish, then close every connection: an idle client
+        that never reads its EOF must not hold the process (TLS close waits for the peer otherwise)."""
         self.server.should_exit = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GRACEFUL_SHUTDOWN_SECONDS
+        while self.app.inflight and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)  # the last responses leave their buffers
+        self.server.force_exit = True
+        for connection in list(self.server.server_state.connections):
+            connection.transport.abort()
         await self.task
 
 
 async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     sock = info.listen()
     port = sock.getsockname()[1]
-    config = uvicorn.Config(ASGIApp(handler), http="httptools", lifespan="off", log_config=None,
+    app = ASGIApp(handler)
+    config = uvicorn.Config(app, http="httptools", lifespan="off", log_config=None,
                             access_log=False, ssl_certfile=info.cert_file, ssl_keyfile=info.key_file,
                             timeout_keep_alive=KEEP_ALIVE_SECONDS,
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
@@ -73,4 +85,4 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
         if task.done():
             task.result()
         await asyncio.sleep(0.01)
-    return HTTPServer(server, task, port)
+    return HTTPServer(server, task, port, app)

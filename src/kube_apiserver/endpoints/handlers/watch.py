@@ -39,14 +39,14 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
     deadline = loop.time() + timeout
     stopping = asyncio.ensure_future(scope.stopping.wait())
     iterator = watcher.__aiter__()
+    next_event: asyncio.Future[Any] | None = None
     try:
         while True:
             next_event = asyncio.ensure_future(iterator.__anext__())
-            done, _ = await asyncio.wait({next_event, stopping}, timeout=max(deadline - loop.time(), 0),
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if next_event not in done:
-                next_event.cancel()
-                return
+            await asyncio.wait({next_event, stopping}, timeout=max(deadline - loop.time(), 0),
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not next_event.done():
+                return  # timed out, or the server is stopping: end the stream cleanly
             try:
                 event = next_event.result()
             except StopAsyncIteration:
@@ -57,6 +57,12 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
             yield _event_bytes(event.type, transform(event.object, media, scope, req))
     finally:
         stopping.cancel()
+        if next_event is not None:
+            if next_event.done():
+                if not next_event.cancelled():
+                    next_event.exception()  # retrieved: nothing is left unobserved
+            else:
+                next_event.cancel()
         await watcher.stop()
 
 

@@ -1,0 +1,128 @@
+"""Shared fixtures: a real kube-apiserver in-process (own thread and event loop) on an ephemeral port."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import uvloop
+import yaml
+
+from kube_apiserver.cmd.options import ServerRunOptions
+from kube_apiserver.cmd.server import run
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Server:
+    data_dir: str
+    args: list[str] = field(default_factory=list)
+    port: int = 0
+    kubeconfig: str = ""
+    token: str = ""
+    ca_file: str = ""
+    _loop: asyncio.AbstractEventLoop | None = None
+    _stop: asyncio.Event | None = None
+    _thread: threading.Thread | None = None
+    _error: BaseException | None = None
+
+    def start(self) -> Server:
+        started = threading.Event()
+
+        async def main() -> None:
+            opts = ServerRunOptions.parse(["--data-dir", self.data_dir, "--secure-port", "6443", *self.args])
+            completed = opts.complete()
+            errs = completed.validate()
+            assert not errs, errs
+            completed.secure_serving.bind_port = 0
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            up = asyncio.Event()
+            task = asyncio.ensure_future(run(completed, self._stop, up))
+            await asyncio.wait({task, asyncio.ensure_future(up.wait())}, return_when=asyncio.FIRST_COMPLETED)
+            self.ca_file = completed.ca_file
+            started.set()
+            await task
+
+        def thread_main() -> None:
+            try:
+                uvloop.run(main())
+            except BaseException as err:  # noqa: BLE001 - reported to the test
+                self._error = err
+                started.set()
+
+        self._thread = threading.Thread(target=thread_main, daemon=True)
+        self._thread.start()
+        assert started.wait(30), "server did not start"
+        if self._error:
+            raise self._error
+        self.kubeconfig = os.path.join(self.data_dir, "admin.kubeconfig")
+        with open(self.kubeconfig) as f:
+            config = yaml.safe_load(f)
+        self.token = config["users"][0]["user"]["token"]
+        self.port = int(config["clusters"][0]["cluster"]["server"].rsplit(":", 1)[1])
+        return self
+
+    def stop(self) -> None:
+        if self._loop and self._stop:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread:
+            self._thread.join(30)
+
+    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
+                token: str | None = "admin") -> Response:
+        ctx = ssl.create_default_context(cafile=self.ca_file)
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=ctx, timeout=30)
+        hdrs = dict(headers or {})
+        if token == "admin":
+            hdrs["Authorization"] = f"Bearer {self.token}"
+        elif token:
+            hdrs["Authorization"] = f"Bearer {token}"
+        if body is not None and not isinstance(body, bytes | str):
+            body = json.dumps(body)
+            hdrs.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=body, headers=hdrs)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
+
+    def kubectl(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        cache = os.path.join(self.data_dir, "kubecache")
+        proc = subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", cache, *args],
+                              capture_output=True, text=True, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
+        return proc
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(str(tmp_path_factory.mktemp("apiserver"))).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def kubectl_available() -> None:
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not installed")

@@ -1,0 +1,154 @@
+"""The command as a process: --help, validation, kill -9 durability, graceful shutdown on SIGTERM."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import yaml
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kube_apiserver", *args]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Process:
+    def __init__(self, data_dir: str, *args: str):
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.proc = subprocess.Popen(command("--data-dir", data_dir, "--secure-port", str(self.port), *args),
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.kubeconfig = os.path.join(data_dir, "admin.kubeconfig")
+        deadline = time.time() + 30
+        while True:
+            assert self.proc.poll() is None, self.proc.stdout.read()
+            line = self.proc.stdout.readline()
+            if "admin kubeconfig:" in line:
+                break
+            assert time.time() < deadline, "server did not start"
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # keep the pipe drained
+        config = yaml.safe_load(open(self.kubeconfig))
+        self.token = config["users"][0]["user"]["token"]
+        self.ca = os.path.join(data_dir, "pki", "ca.crt")
+
+    def connection(self) -> http.client.HTTPSConnection:
+        return http.client.HTTPSConnection("127.0.0.1", self.port,
+                                           context=ssl.create_default_context(cafile=self.ca), timeout=30)
+
+    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+        conn = self.connection()
+        conn.request(method, path, body=json.dumps(body) if body else None,
+                     headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status, data
+
+
+def test_help_prints_flag_sections():
+    out = subprocess.run(command("--help"), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    for section in ("Generic flags:", "Etcd flags:", "Secure serving flags:", "Authentication flags:",
+                    "Authorization flags:", "Admission flags:", "Misc flags:"):
+        assert section in out.stdout, section
+    assert "--secure-port int" in out.stdout
+
+
+def test_invalid_flags_exit_non_zero_with_message():
+    out = subprocess.run(command("--secure-port=70000"), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0" in out.stderr
+    both = subprocess.run(command("--secure-port=70000", "--service-cluster-ip-range=nonsense",
+                                  "--storage-backend=mongo"), capture_output=True, text=True, timeout=60)
+    assert both.returncode == 1 and both.stderr.startswith("Error: [")
+    for fragment in ("service-cluster-ip-range[0] is not a valid cidr", "--storage-backend invalid",
+                     "--secure-port 70000 must be between 1 and 65535"):
+        assert fragment in both.stderr, fragment
+
+
+def test_version():
+    out = subprocess.run(command("--version"), capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "Kubernetes v1.34.0"
+
+
+def test_acknowledged_creates_survive_kill_9(tmp_path):
+    server = Process(str(tmp_path))
+    acknowledged: list[str] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(worker: int) -> None:
+        conn = server.connection()
+        for i in range(10_000):
+            if stop.is_set():
+                return
+            name = f"burst-{worker}-{i}"
+            try:
+                conn.request("POST", "/api/v1/namespaces/default/configmaps",
+                             body=json.dumps({"metadata": {"name": name}, "data": {"i": str(i)}}),
+                             headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
+                resp = conn.getresponse()
+                resp.read()
+            except (OSError, http.client.HTTPException):
+                return
+            if resp.status == 201:
+                with lock:
+                    acknowledged.append(name)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(2.0)
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait(10)
+    stop.set()
+    for t in threads:
+        t.join(10)
+    assert len(acknowledged) > 50, "the burst did not get going"
+    restarted = Process(str(tmp_path))
+    try:
+        code, body = restarted.request("GET", "/api/v1/namespaces/default/configmaps")
+        assert code == 200
+        stored = {item["metadata"]["name"] for item in json.loads(body)["items"]}
+        missing = set(acknowledged) - stored
+        assert not missing, f"{len(missing)} acknowledged creates lost"
+        assert restarted.token == server.token  # the credential is reused
+    finally:
+        restarted.proc.terminate()
+        restarted.proc.wait(30)
+
+
+def test_sigterm_fails_readyz_first_ends_watches_and_exits(tmp_path):
+    server = Process(str(tmp_path), "--shutdown-delay-duration=3s")
+    conn = server.connection()
+    conn.request("GET", "/api/v1/namespaces/default/configmaps?watch=1",
+                 headers={"Authorization": f"Bearer {server.token}"})
+    watch = conn.getresponse()
+    assert watch.status == 200
+    server.proc.send_signal(signal.SIGTERM)
+    time.sleep(1)
+    code, body = server.request("GET", "/readyz?verbose")
+    assert code == 500 and b"[-]shutdown failed" in body
+    assert server.request("GET", "/livez")[0] == 200  # alive while draining
+    assert watch.read() == b""  # the watch ends cleanly, without an error event
+    assert server.proc.wait(30) == 0
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_processes():
+    yield
