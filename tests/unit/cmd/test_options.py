@@ -265,9 +265,12 @@ def test_data_dir_flag_overrides_environment(tmp_path):
     assert completed.ca_file.startswith(str(tmp_path / "elsewhere"))
 
 
-def test_anonymous_auth_is_turned_off_with_always_allow():
-    assert parse().complete().authentication.anonymous is False
-    assert parse("--authorization-mode=AlwaysDeny").complete().authentication.anonymous is True
+def test_anonymous_auth_is_limited_to_public_paths_with_always_allow():
+    authn = parse().complete().authentication
+    assert authn.anonymous is True and authn.anonymous_public_paths_only is True
+    deny = parse("--authorization-mode=AlwaysDeny").complete().authentication
+    assert deny.anonymous is True and deny.anonymous_public_paths_only is False
+    assert parse("--anonymous-auth=false").complete().authentication.anonymous is False
 
 
 @pytest.mark.parametrize(
