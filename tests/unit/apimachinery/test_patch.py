@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import pytest
+
+from kube_apiserver.apimachinery import patch
+from kube_apiserver.apimachinery.errors import StatusError
+
+
+def test_json_patch_operations():
+    doc = {"a": {"b": [1, 2]}, "c": "x"}
+    out = patch.json_patch(doc, [
+        {"op": "add", "path": "/a/b/-", "value": 3},
+        {"op": "replace", "path": "/c", "value": "y"},
+        {"op": "move", "from": "/c", "path": "/d"},
+        {"op": "copy", "from": "/d", "path": "/e"},
+        {"op": "remove", "path": "/a/b/0"},
+        {"op": "test", "path": "/e", "value": "y"},
+        {"op": "add", "path": "/f~1g", "value": True},
+    ])
+    assert out == {"a": {"b": [2, 3]}, "d": "y", "e": "y", "f/g": True}
+    assert doc == {"a": {"b": [1, 2]}, "c": "x"}  # the input is untouched
+
+
+@pytest.mark.parametrize(("ops", "message"), [
+    ([{"op": "test", "path": "/c", "value": "no"}], "testing value /c failed: test failed"),
+    ([{"op": "remove", "path": "/zz"}], "Unable to remove nonexistent key: zz: missing value"),
+])
+def test_json_patch_failures_are_422(ops, message):
+    with pytest.raises(StatusError) as err:
+        patch.json_patch({"c": "x"}, ops)
+    assert err.value.code == 422 and err.value.message == message
+
+
+def test_merge_patch_rfc7386():
+    assert patch.merge_patch({"a": "b", "c": {"d": "e", "f": "g"}}, {"a": "z", "c": {"f": None}}) == {
+        "a": "z", "c": {"d": "e"}}
+    assert patch.merge_patch({"l": [1, 2]}, {"l": [3]}) == {"l": [3]}
+
+
+def test_strategic_merge_directives():
+    current = {"metadata": {"labels": {"a": "1", "b": "2"}}, "data": {"x": "1"}}
+    assert patch.strategic_merge_patch(current, {"metadata": {"labels": {"b": None, "c": "3"}}}) == {
+        "metadata": {"labels": {"a": "1", "c": "3"}}, "data": {"x": "1"}}
+    assert patch.strategic_merge_patch(current, {"data": {"$patch": "replace", "y": "2"}})["data"] == {"y": "2"}
+    assert "data" not in patch.strategic_merge_patch(current, {"data": {"$patch": "delete"}})
+
+
+def test_strategic_merge_list_by_key():
+    def keys(path):
+        return ("merge", "name") if path == ("containers",) else None
+
+    current = {"containers": [{"name": "a", "image": "1"}, {"name": "b", "image": "1"}]}
+    out = patch.strategic_merge_patch(current, {"containers": [{"name": "b", "image": "2"}, {"name": "c"},
+                                                              {"name": "a", "$patch": "delete"}]}, keys)
+    assert out == {"containers": [{"name": "b", "image": "2"}, {"name": "c"}]}
