@@ -29,6 +29,7 @@ from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.serving import SecureServingInfo
 from ..storage import interface as storage
+from ..storage.compactor import Compactor
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
 from . import admin
@@ -86,7 +87,9 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         external_address=f"{host}:{opts.secure_port}",
         openapi=OpenAPIService(SchemaSource(schemas.definitions, schemas.schema_name)),
     )
-    generic.destroy_functions.append(kv.close)
+    compactor = Compactor(kv, opts.etcd.compaction_interval)
+    compactor.start()
+    generic.destroy_functions.extend([compactor.stop, kv.close])
     extra = ExtraConfig(store, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port)
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file)

@@ -187,3 +187,21 @@ def test_data_survives_reopen(tmp_path):
 
     rev = asyncio.run(write())
     assert asyncio.run(read()) == (100, rev)
+
+
+@run
+async def test_compactor_keeps_one_interval_of_history(store, kv):
+    from kube_apiserver.storage.compactor import Compactor
+
+    first = await store.create("/r/c/a", cm("a"))
+    compactor = Compactor(kv, 0.05)
+    compactor.start()
+    await asyncio.sleep(0.02)
+    second = await store.create("/r/c/b", cm("b"))  # written after the first interval began
+    await asyncio.sleep(0.12)
+    await compactor.stop()
+    assert await kv.compacted_revision() >= int(first["metadata"]["resourceVersion"])
+    with pytest.raises(ExpiredError):
+        await store.watch("/r/c/", str(int(first["metadata"]["resourceVersion"]) - 1))
+    assert len((await store.get_list("/r/c/", ListOptions())).items) == 2
+    assert second["metadata"]["name"] == "b"

@@ -1,0 +1,97 @@
+"""Storage benchmarks: write throughput (one writer vs concurrent writers sharing group commits),
+LIST latency, and watch fan-out delivery latency. Prints figures; asserts nothing.
+
+    python3 bench/storage.py [--objects 10000] [--watchers 100] [--events 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+
+import uvloop
+
+from kube_apiserver.storage.interface import ListOptions
+from kube_apiserver.storage.objectstore import ObjectStore
+from kube_apiserver.storage.sqlite import SQLiteKV
+
+
+def configmap(i: int) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": f"cm-{i:06d}", "namespace": "bench", "labels": {"app": "bench", "i": str(i % 10)}},
+            "data": {"key": "x" * 200}}
+
+
+async def writes(store: ObjectStore, start: int, count: int, concurrency: int) -> float:
+    queue = iter(range(start, start + count))
+
+    async def worker() -> None:
+        for i in queue:
+            await store.create(f"/registry/configmaps/bench/cm-{i:06d}", configmap(i))
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return count / (time.perf_counter() - began)
+
+
+async def list_latency(store: ObjectStore, repeat: int = 5) -> float:
+    samples = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        await store.get_list("/registry/configmaps/bench/", ListOptions())
+        samples.append(time.perf_counter() - began)
+    return statistics.median(samples)
+
+
+async def fan_out(store: ObjectStore, watchers: int, events: int) -> tuple[float, float, int]:
+    streams = [await store.watch("/registry/configmaps/fan/", str(await store.current_revision()))
+               for _ in range(watchers)]
+    sent: dict[str, float] = {}
+    latencies: list[float] = []
+
+    async def consume(stream) -> int:
+        seen = 0
+        async for event in stream:
+            latencies.append(time.perf_counter() - sent[event.object["metadata"]["name"]])
+            seen += 1
+            if seen == events:
+                return seen
+        return seen
+
+    consumers = [asyncio.ensure_future(consume(s)) for s in streams]
+    for i in range(events):
+        name = f"fan-{i:06d}"
+        sent[name] = time.perf_counter()
+        await store.create(f"/registry/configmaps/fan/{name}", configmap(i) | {"metadata": {"name": name}})
+    delivered = sum(await asyncio.gather(*consumers))
+    for s in streams:
+        await s.stop()
+    latencies.sort()
+    return latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)], delivered
+
+
+async def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as data_dir:
+        kv = await SQLiteKV.open(data_dir)
+        store = ObjectStore(kv)
+        sequential = await writes(store, 0, 500, 1)
+        concurrent = await writes(store, 500, args.objects - 500, 64)
+        print(f"creates/s, one writer:         {sequential:10.0f}")
+        print(f"creates/s, 64 writers:         {concurrent:10.0f}   ({concurrent / sequential:.1f}x: group commit)")
+        latency = await list_latency(store)
+        print(f"LIST {args.objects} objects (store):  {latency * 1000:10.1f} ms")
+        p50, p99, delivered = await fan_out(store, args.watchers, args.events)
+        print(f"watch fan-out, {args.watchers} watchers x {args.events} events: delivered {delivered}, "
+              f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+        await kv.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--objects", type=int, default=10_000)
+    parser.add_argument("--watchers", type=int, default=100)
+    parser.add_argument("--events", type=int, default=500)
+    uvloop.run(main(parser.parse_args()))
