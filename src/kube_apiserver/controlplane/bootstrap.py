@@ -3,11 +3,10 @@ created at start and recreated every minute if deleted (k8s systemnamespaces con
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
 from ..apimachinery import errors
+from ..apimachinery.wait import Periodic
 from ..registry.context import Context, UserInfo
 from ..server.restful import APIContainer
 
@@ -20,25 +19,14 @@ SYSTEM_USER = UserInfo("system:apiserver", groups=("system:masters",))
 class SystemNamespacesController:
     def __init__(self, restful: APIContainer):
         self.restful = restful
-        self._task: asyncio.Task[None] | None = None
+        self._periodic = Periodic("system namespaces controller", RESYNC_SECONDS, self.ensure)
 
     async def start(self) -> None:
         await self.ensure()
-        self._task = asyncio.get_running_loop().create_task(self._loop())
+        self._periodic.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(RESYNC_SECONDS)
-            try:
-                await self.ensure()
-            except Exception:  # noqa: BLE001 - retried on the next resync
-                log.exception("system namespaces controller")
+        await self._periodic.stop()
 
     async def ensure(self) -> None:
         store = self.restful.group_versions[("", "v1")]["namespaces"].scope.storage

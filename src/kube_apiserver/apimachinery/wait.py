@@ -1,0 +1,38 @@
+"""Periodic work (k8s.io/apimachinery/pkg/util/wait.Until): run a function every interval until stopped;
+a failing run is logged and tried again at the next interval."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger("kube_apiserver")
+
+
+class Periodic:
+    def __init__(self, name: str, interval: float, fn: Callable[[], Awaitable[None]]):
+        self.name = name
+        self.interval = interval
+        self.fn = fn
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.interval > 0 and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.fn()
+            except Exception:  # noqa: BLE001 - tried again at the next interval
+                log.exception("%s failed", self.name)
