@@ -17,6 +17,7 @@ from ..endpoints.openapi import OpenAPIService
 from .filters.audit import AuditBackend, with_audit
 from .filters.authentication import with_authentication
 from .filters.authorization import with_authorization
+from .filters.httplog import with_httplog
 from .filters.recovery import with_panic_recovery
 from .filters.requestinfo import with_request_info
 from .filters.timeout import with_timeout
@@ -74,12 +75,13 @@ class CompletedConfig:
 
 
 def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
-    """Innermost first; a request meets them in the reverse order: recovery, request info, metrics,
-    timeout, authentication, audit, authorization, then the director."""
+    """Innermost first; a request meets them in the reverse order: recovery, request info, httplog,
+    metrics, timeout, authentication, audit, authorization, then the director."""
     handler = with_authorization(api_handler, c.authorizer)
     handler = with_audit(handler, c.audit_backend)
     handler = with_authentication(handler, c.authenticator)
     handler = with_timeout(handler, c.request_timeout)
     handler = with_metrics(handler, c.metrics)
+    handler = with_httplog(handler)
     handler = with_request_info(handler)
     return with_panic_recovery(handler)
