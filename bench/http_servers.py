@@ -766,7 +766,7 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", help="comma-separated candidates: " + ",".join(BY_NAME))
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    p.add_argument("--duration", type=int, default=5, help="seconds per load run")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--connections", type=int, default=16)
     p.add_argument("--plain-top", type=int, default=2, help="also measure plain HTTP for the N fastest")
