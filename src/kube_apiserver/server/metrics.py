@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import bisect
-import time
 from collections import defaultdict
+from typing import Any
 
-from ..apimachinery import errors
 from ..endpoints.http import Handler, Request, Response, text
+from .filters.observe import serve_observed
 from .filters.timeout import is_long_running
 
 DURATION_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
@@ -22,7 +22,7 @@ class Registry:
     def __init__(self) -> None:
         self.requests: dict[Labels, int] = defaultdict(int)  # LABELS + code
         self.durations: dict[Labels, list[float]] = {}  # bucket counts + [sum, count]
-        self.inflight = {"readOnly": 0, "mutating": 0}
+        self.inflight: dict[str, int] = {"readOnly": 0, "mutating": 0}
         self.longrunning: dict[Labels, int] = defaultdict(int)
 
     def observe(self, labels: Labels, code: int, seconds: float) -> None:
@@ -85,25 +85,15 @@ def with_metrics(handler: Handler, registry: Registry) -> Handler:
         labels = _request_labels(req)
         long_running = is_long_running(req)
         kind = "readOnly" if req.method in ("GET", "HEAD") else "mutating"
-        if long_running:
-            registry.longrunning[labels] += 1
-        else:
-            registry.inflight[kind] += 1
-        start = time.perf_counter()
-        code = 500
-        try:
-            resp = await handler(req)
-            code = resp.status
-            return resp
-        except errors.StatusError as err:
-            code = err.code
-            raise
-        finally:
-            if long_running:
-                registry.longrunning[labels] -= 1
-            else:
-                registry.inflight[kind] -= 1
-            registry.observe(labels, code, time.perf_counter() - start)
+        gauge = registry.longrunning if long_running else registry.inflight
+        key: Any = labels if long_running else kind
+        gauge[key] += 1
+
+        def done(code: int, seconds: float) -> None:
+            gauge[key] -= 1
+            registry.observe(labels, code, seconds)
+
+        return await serve_observed(handler, req, done)
     return measuring
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
-import time
 
 from ... import logs
-from ...apimachinery import errors
 from ...endpoints.http import Handler, Request, Response
+from .observe import serve_observed
 
 log = logging.getLogger("kube_apiserver.httplog")
 VERBOSITY = 3
@@ -17,18 +16,11 @@ def with_httplog(handler: Handler) -> Handler:
     async def logging_requests(req: Request) -> Response:
         if not logs.V(VERBOSITY):
             return await handler(req)
-        start = time.perf_counter()
-        code = 500
-        try:
-            resp = await handler(req)
-            code = resp.status
-            return resp
-        except errors.StatusError as err:
-            code = err.code
-            raise
-        finally:
+
+        def write(code: int, seconds: float) -> None:
             uri = req.path + (f"?{req.query_string.decode('latin-1')}" if req.query_string else "")
-            latency = (time.perf_counter() - start) * 1000
             log.info('"HTTP" verb="%s" URI="%s" latency="%.3fms" userAgent="%s" srcIP="%s" resp=%d',
-                     req.method, uri, latency, req.headers.get("user-agent", ""), req.remote_addr, code)
+                     req.method, uri, seconds * 1000, req.headers.get("user-agent", ""), req.remote_addr, code)
+
+        return await serve_observed(handler, req, write)
     return logging_requests
