@@ -14,6 +14,7 @@ from ..admission.namespace_lifecycle import NamespaceLifecycle
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..apiextensions.server import new_apiextensions_server
+from ..apimachinery.openapischema import SchemaSource
 from ..authentication.request import (
     PUBLIC_PATHS,
     AnonymousAuthenticator,
@@ -23,7 +24,7 @@ from ..authentication.request import (
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authorization.authorizer import new_authorizer
 from ..controlplane.instance import ExtraConfig, new_instance
-from ..endpoints.openapi import OpenAPIService, SchemaSource
+from ..endpoints.openapi import OpenAPIService
 from ..registry.context import UserInfo
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer

@@ -5,12 +5,12 @@ Component schemas of the built-in kinds come from the upstream schemas (issue #3
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from .http import Request, Response
 from .installer import ResourceRoutes
 
@@ -71,17 +71,6 @@ def _path_param(name: str, description: str) -> Doc:
 
 def _camel_group(group: str) -> str:
     return "".join(p.capitalize() for p in group.replace(".k8s.io", "").replace("-", ".").split(".")) or "Core"
-
-
-@dataclass(frozen=True)
-class SchemaSource:
-    """Where component schemas come from: all definitions, and a kind's definition name."""
-
-    definitions: Callable[[], dict[str, Doc]]
-    name_of: Callable[[str, str, str], str | None]
-
-
-NO_SCHEMAS = SchemaSource(dict, lambda group, version, kind: None)
 
 
 def _operation(verb: str, route: ResourceRoutes, namespaced_path: bool, schemas: SchemaSource) -> Doc:

@@ -1,0 +1,137 @@
+"""Walking an OpenAPI v3 schema: the structure and x-kubernetes-* extensions at any path of an object.
+
+Built-in kinds' schemas reference shared definitions (`$ref`, or `allOf: [{$ref}]` with siblings);
+CRD schemas are inline. Patch merging, server-side apply and field validation all read schemas
+through this one view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Schema = dict[str, Any]
+REF = "#/components/schemas/"
+
+
+@dataclass(frozen=True)
+class Node:
+    schema: Schema
+    definitions: dict[str, Schema]
+
+    @classmethod
+    def of(cls, schema: Schema | None, definitions: dict[str, Schema]) -> Node | None:
+        if not isinstance(schema, dict):
+            return None
+        return cls(_resolve(schema, definitions), definitions)
+
+    # ---- structure ----
+
+    @property
+    def type(self) -> str:
+        kind = self.schema.get("type")
+        if isinstance(kind, str):
+            return kind
+        if "properties" in self.schema or "additionalProperties" in self.schema:
+            return "object"
+        if "items" in self.schema:
+            return "array"
+        return ""
+
+    def child(self, name: str) -> Node | None:
+        props = self.schema.get("properties")
+        if isinstance(props, dict) and name in props:
+            return Node.of(props[name], self.definitions)
+        return self.additional()
+
+    def properties(self) -> dict[str, Schema]:
+        props = self.schema.get("properties")
+        return props if isinstance(props, dict) else {}
+
+    def additional(self) -> Node | None:
+        extra = self.schema.get("additionalProperties")
+        return Node.of(extra, self.definitions) if isinstance(extra, dict) else None
+
+    def items(self) -> Node | None:
+        return Node.of(self.schema.get("items"), self.definitions)
+
+    # ---- extensions ----
+
+    @property
+    def list_type(self) -> str | None:
+        return self.schema.get("x-kubernetes-list-type")
+
+    @property
+    def list_map_keys(self) -> list[str]:
+        return list(self.schema.get("x-kubernetes-list-map-keys") or [])
+
+    @property
+    def map_type(self) -> str | None:
+        return self.schema.get("x-kubernetes-map-type")
+
+    @property
+    def patch_strategy(self) -> str:
+        return self.schema.get("x-kubernetes-patch-strategy", "")
+
+    @property
+    def patch_merge_key(self) -> str:
+        return self.schema.get("x-kubernetes-patch-merge-key", "")
+
+    @property
+    def preserves_unknown_fields(self) -> bool:
+        return bool(self.schema.get("x-kubernetes-preserve-unknown-fields"))
+
+    @property
+    def int_or_string(self) -> bool:
+        return bool(self.schema.get("x-kubernetes-int-or-string")) or self.schema.get("format") == "int-or-string"
+
+    @property
+    def embedded_resource(self) -> bool:
+        return bool(self.schema.get("x-kubernetes-embedded-resource"))
+
+    def at(self, path: tuple[str | int, ...]) -> Node | None:
+        """The node at a path of property names and list indexes (ints)."""
+        node: Node | None = self
+        for step in path:
+            if node is None:
+                return None
+            node = node.items() if isinstance(step, int) else node.child(step)
+        return node
+
+
+def _resolve(schema: Schema, definitions: dict[str, Schema]) -> Schema:
+    """Follows a $ref (or an allOf of one) and merges the referring schema's own keys over it."""
+    seen = 0
+    while seen < 32:
+        seen += 1
+        ref = schema.get("$ref")
+        if not isinstance(ref, str):
+            all_of = schema.get("allOf")
+            if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict) and "$ref" in all_of[0]:
+                ref = all_of[0]["$ref"]
+            else:
+                return schema
+        target = definitions.get(ref[len(REF):] if ref.startswith(REF) else ref.rsplit("/", 1)[-1])
+        if target is None:
+            return {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+        own = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+        schema = {**target, **own}
+    return schema
+
+
+@dataclass(frozen=True)
+class SchemaSource:
+    """All definitions, and which definition describes a kind."""
+
+    definitions: Callable[[], dict[str, Schema]]
+    name_of: Callable[[str, str, str], str | None]
+
+    def for_kind(self, group: str, version: str, kind: str) -> Node | None:
+        name = self.name_of(group, version, kind)
+        if name is None:
+            return None
+        definitions = self.definitions()
+        return Node.of(definitions.get(name), definitions)
+
+
+NO_SCHEMAS = SchemaSource(dict, lambda group, version, kind: None)
