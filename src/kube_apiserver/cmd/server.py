@@ -24,7 +24,6 @@ from ..authentication.request import (
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authorization.authorizer import new_authorizer
 from ..controlplane.instance import ExtraConfig, new_instance
-from ..endpoints.openapi import OpenAPIService
 from ..registry.context import UserInfo
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
@@ -86,7 +85,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         shutdown_delay=opts.generic.shutdown_delay_duration,
         version=version.VERSION,
         external_address=f"{host}:{opts.secure_port}",
-        openapi=OpenAPIService(SchemaSource(schemas.definitions, schemas.schema_name)),
+        schemas=SchemaSource(schemas.definitions, schemas.schema_name),
     )
     compactor = Compactor(kv, opts.etcd.compaction_interval)
     compactor.start()

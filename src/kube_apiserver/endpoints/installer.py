@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from ..registry import rest
 from ..registry.table import default_table_convertor
 from .handlers import create, delete, get, patch, update, watch
@@ -62,6 +63,7 @@ class APIGroupVersion:
     version: str
     storage: dict[str, Any]
     scope_options: dict[str, Any] = field(default_factory=dict)
+    schemas: SchemaSource = NO_SCHEMAS
 
     @property
     def group_version(self) -> str:
@@ -71,7 +73,9 @@ class APIGroupVersion:
         routes: dict[str, ResourceRoutes] = {}
         for path, storage in self.storage.items():
             table = getattr(storage, "table", None) or default_table_convertor()
-            scope = RequestScope(storage.info, storage, table=table, **self.scope_options)
+            info = storage.info
+            schema = self.schemas.for_kind(info.group, info.version, info.kind)
+            scope = RequestScope(info, storage, table=table, schema=schema, **self.scope_options)
             handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if isinstance(storage, iface)}
             routes[path] = ResourceRoutes(scope, handlers)
         return routes

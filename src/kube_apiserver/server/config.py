@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..admission.interfaces import Chain
+from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from ..authentication.interfaces import RequestAuthenticator
 from ..authorization.authorizer import Authorizer
 from ..endpoints.discovery import DiscoveryManager
@@ -48,6 +49,7 @@ class Config:
     external_address: str = ""
     audit_backend: AuditBackend | None = None
     discovery: DiscoveryManager = field(default_factory=DiscoveryManager)
+    schemas: SchemaSource = NO_SCHEMAS
     openapi: OpenAPIService = field(default_factory=OpenAPIService)
     lifecycle: LifecycleSignals = field(default_factory=LifecycleSignals)
     metrics: Registry = field(default_factory=Registry)
@@ -59,6 +61,7 @@ class Config:
         if self.build_handler_chain is None:
             self.build_handler_chain = default_build_handler_chain
         self.discovery.server_address = self.discovery.server_address or self.external_address
+        self.openapi.schemas = self.schemas
         return CompletedConfig(self)
 
 

@@ -86,7 +86,7 @@ class GenericAPIServer:
             for version, storage in info.versioned_storage.items():
                 gv = APIGroupVersion(info.group, version, storage, {
                     "admission": self.config.admission, "min_request_timeout": self.config.min_request_timeout,
-                    "stopping": self.config.lifecycle.stopping})
+                    "stopping": self.config.lifecycle.stopping}, self.config.schemas)
                 routes = gv.install()
                 self.restful.add_group_version(info.group, version, routes)
                 self.config.discovery.add(GroupVersionDiscovery(info.group, version, gv.api_resources(routes)))

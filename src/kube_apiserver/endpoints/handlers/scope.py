@@ -9,6 +9,7 @@ from typing import Any
 from ...admission.interfaces import Attributes, Chain
 from ...apimachinery import errors
 from ...apimachinery import field as fielderr
+from ...apimachinery.openapischema import Node
 from ...registry.context import ANONYMOUS, Context
 from ...registry.rest import ResourceInfo
 from ...registry.table import TableConvertor, default_table_convertor
@@ -24,6 +25,8 @@ class RequestScope:
     min_request_timeout: float = 1800.0
     # Set when the server shuts down: open watches end cleanly.
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # The kind's OpenAPI schema (None: no schema known, e.g. preserve-unknown-fields resources).
+    schema: Node | None = None
 
     def context(self, req: Request, dry_run: bool = False) -> Context:
         namespace = req.info.namespace if self.info.namespaced else ""
