@@ -30,6 +30,7 @@ from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.serving import SecureServingInfo
 from ..storage import interface as storage
 from ..storage.compactor import Compactor
+from ..storage.factory import StorageFactory
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
 from . import admin
@@ -90,7 +91,9 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     compactor = Compactor(kv, opts.etcd.compaction_interval)
     compactor.start()
     generic.destroy_functions.extend([compactor.stop, kv.close])
-    extra = ExtraConfig(store, str(opts.primary_service_cluster_ip_range or ""),
+    factory = StorageFactory(store, opts.etcd.enable_watch_cache)
+    generic.destroy_functions.insert(0, factory.stop)
+    extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port)
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file)
     return ServerConfig(generic.complete(), extra, serving, admin_token)

@@ -9,13 +9,13 @@ from ..api import core
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
-from ..storage.interface import Interface
+from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
 
 
 @dataclass
 class ExtraConfig:
-    storage: Interface
+    storage: StorageFactory
     service_cluster_ip_range: str = "10.0.0.0/24"
     api_server_service_ip: str = "10.0.0.1"
     advertise_address: str = "127.0.0.1"
@@ -34,7 +34,7 @@ class Instance:
         self.generic_api_server.add_pre_shutdown_hook("stop-system-namespaces-controller", namespaces.stop)
 
     async def _storage_check(self) -> None:
-        await self.extra.storage.current_revision()
+        await self.extra.storage.store.current_revision()
 
 
 async def _log_check() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from ..apimachinery import errors, field
 from ..apimachinery.meta import now_rfc3339
 from ..storage import interface as storage
+from ..storage.factory import StorageFactory
 from .context import Context
 from .options import DeleteOptions, ListQuery, compile_selection
 from .rest import ResourceInfo, UpdatedObjectInfo, ValidateObjectFunc, ValidateObjectUpdateFunc
@@ -25,12 +26,14 @@ def path_segment_errors(name: str) -> list[str]:
 
 
 class Store:
-    def __init__(self, info: ResourceInfo, strategy: Strategy, storage_: storage.Interface, key_prefix: str,
-                 table: TableConvertor | None = None, return_deleted_object: bool = False):
+    def __init__(self, info: ResourceInfo, strategy: Strategy, storage_: storage.Interface | StorageFactory,
+                 key_prefix: str, table: TableConvertor | None = None, return_deleted_object: bool = False):
         self.info = info
         self.strategy = strategy
-        self.storage = storage_
         self.key_prefix = key_prefix.rstrip("/")
+        if isinstance(storage_, StorageFactory):
+            storage_ = storage_.for_resource(self.key_prefix)
+        self.storage: storage.Interface = storage_
         self.table = table or default_table_convertor()
         self.return_deleted_object = return_deleted_object
         self.supported_fields = {"metadata.name", *strategy.selectable_fields}
@@ -254,9 +257,12 @@ class Store:
         selection = compile_selection(query, self.strategy.field_set, self.supported_fields)
         try:
             return await self.storage.watch(self.key_root(ctx), query.resource_version,
-                                            None if selection.empty else selection.matches)
+                                            None if selection.empty else selection.matches,
+                                            query.send_initial_events, query.allow_watch_bookmarks)
         except storage.StorageError as err:
-            raise self.interpret(err, "") from None
+            # Past authentication, admission and parsing, a watch fails as a stream with one ERROR
+            # event, not as an HTTP error (k8s cacher newErrWatcher).
+            return ErrorWatcher(self.interpret(err, "").status())
 
     async def delete_collection(self, ctx: Context, delete_validation: ValidateObjectFunc | None,
                                 options: DeleteOptions, query: ListQuery) -> Object:
@@ -274,6 +280,27 @@ class Store:
             deleted.append(item)
         listed["items"] = deleted
         return listed
+
+
+class ErrorWatcher:
+    """A watch that yields one ERROR event and ends."""
+
+    def __init__(self, status: Object):
+        self.events = [storage.WatchEvent(storage.ERROR, status, 0)]
+
+    def __aiter__(self) -> ErrorWatcher:
+        return self
+
+    async def __anext__(self) -> storage.WatchEvent:
+        if not self.events:
+            raise StopAsyncIteration
+        return self.events.pop()
+
+    def request_bookmark(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        self.events = []
 
 
 def _list_object(info: ResourceInfo, result: storage.ListResult) -> Object:

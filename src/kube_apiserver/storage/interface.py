@@ -100,6 +100,8 @@ class WatchEvent:
     type: str
     object: Object
     revision: int
+    # The event's JSON line, memoized by the first watcher that writes it (watchers share events).
+    encoded: bytes | None = None
 
 
 UpdateFunc = Callable[[Object], Awaitable[Object]]
@@ -108,6 +110,9 @@ DeleteValidation = Callable[[Object], Awaitable[None]]
 
 class Watcher(Protocol):
     def __aiter__(self) -> AsyncIterator[WatchEvent]: ...
+
+    def request_bookmark(self) -> None:
+        """Queue a BOOKMARK after the events already queued, at the latest known resourceVersion."""
 
     async def stop(self) -> None: ...
 
@@ -127,7 +132,7 @@ class Interface(Protocol):
                      validate_deletion: DeleteValidation | None = None) -> Object: ...
 
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
-                    ) -> Watcher: ...
+                    send_initial_events: bool | None = None, allow_bookmarks: bool = False) -> Watcher: ...
 
     async def count(self, key_prefix: str) -> int: ...
 

@@ -34,6 +34,15 @@ PUT = "PUT"
 DELETE = "DELETE"
 
 
+@dataclass(slots=True, frozen=True)
+class KVBatch:
+    """What a watch yields: the matching events of one commit, in order, and the revision the stream
+    is complete up to. A batch without events is a progress notification (etcd's ProgressNotify)."""
+
+    events: list[KVEvent]
+    revision: int
+
+
 @dataclass(slots=True)
 class RangeResult:
     kvs: list[KeyValue]
@@ -79,9 +88,13 @@ class KV(Protocol):
 
     async def delete(self, key: str, expected_mod_revision: int) -> TxnResult: ...
 
-    def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[list[KVEvent]]:
+    def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
         """Every event with revision >= start_revision on keys in [start, end), in order.
         Raises CompactedError when start_revision is older than the compacted history."""
+        ...
+
+    def request_progress(self) -> None:
+        """Every open watch soon yields a progress notification with the current revision."""
         ...
 
     async def current_revision(self) -> int: ...

@@ -14,6 +14,7 @@ import orjson
 from . import continue_token
 from .interface import (
     ADDED,
+    BOOKMARK,
     DELETED,
     MODIFIED,
     ConflictError,
@@ -30,7 +31,7 @@ from .interface import (
     UpdateFunc,
     WatchEvent,
 )
-from .kv import DELETE, KV, CompactedError, FutureRevisionError, KeyValue, KVEvent, prefix_end
+from .kv import DELETE, KV, CompactedError, FutureRevisionError, KeyValue, KVBatch, KVEvent, prefix_end
 
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 INCONSISTENT_CONTINUE = (
@@ -175,24 +176,38 @@ class ObjectStore:
 
     # ---- watch ----
 
+    def request_watch_progress(self) -> None:
+        self.kv.request_progress()
+
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
-                    ) -> ObjectWatcher:
+                    send_initial_events: bool | None = None, allow_bookmarks: bool = False,
+                    progress_notify: bool = False) -> ObjectWatcher:
         requested = _rv(resource_version)
         compacted = await self.kv.compacted_revision()
         if requested and requested < compacted:
             raise ExpiredError(f"too old resource version: {requested} ({compacted})")
         end = prefix_end(key_prefix)
         initial: list[WatchEvent] = []
-        if not requested:
+        watch_list = send_initial_events is True  # asked for explicitly: ends with the marked bookmark
+        if send_initial_events if send_initial_events is not None else not requested:
             # Unset or "0": the current state as ADDED events, then every change after it.
             page = await self.kv.range(key_prefix, end)
-            requested = page.revision
+            requested = max(page.revision, requested)
             for kv in page.kvs:
                 obj = decode(kv.value, kv.mod_revision)
                 if predicate is None or predicate(obj):
                     initial.append(WatchEvent(ADDED, obj, kv.mod_revision))
+            if watch_list and allow_bookmarks:
+                initial.append(_bookmark(requested, {"k8s.io/initial-events-end": "true"}))
         stream = self.kv.watch(key_prefix, end, requested + 1)
-        return ObjectWatcher(stream, initial, predicate)
+        return ObjectWatcher(stream, initial, predicate, progress_notify)
+
+
+def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchEvent:
+    meta: dict[str, object] = {"resourceVersion": str(revision)}
+    if annotations:
+        meta["annotations"] = annotations
+    return WatchEvent(BOOKMARK, {"metadata": meta}, revision)
 
 
 def _transform(event: KVEvent, predicate: Predicate | None) -> WatchEvent | None:
@@ -221,11 +236,14 @@ def _transform(event: KVEvent, predicate: Predicate | None) -> WatchEvent | None
 class ObjectWatcher:
     """An async iterator of WatchEvents; stop() ends it."""
 
-    def __init__(self, stream: AsyncIterator[list[KVEvent]], initial: list[WatchEvent], predicate: Predicate | None):
+    def __init__(self, stream: AsyncIterator[KVBatch], initial: list[WatchEvent], predicate: Predicate | None,
+                 progress_notify: bool = False):
         self._stream = stream
         self._pending: deque[WatchEvent] = deque(initial)
         self._predicate = predicate
+        self._progress_notify = progress_notify
         self._stopped = asyncio.Event()
+        self._revision = max((e.revision for e in initial), default=0)
 
     def __aiter__(self) -> ObjectWatcher:
         return self
@@ -238,8 +256,19 @@ class ObjectWatcher:
                 batch = await self._stream.__anext__()
             except CompactedError as err:
                 raise ExpiredError(f"too old resource version: {err.requested - 1} ({err.compacted})") from None
-            self._pending.extend(e for e in (_transform(ev, self._predicate) for ev in batch) if e is not None)
-        return self._pending.popleft()
+            if not batch.events:
+                self._revision = max(self._revision, batch.revision)
+                if self._progress_notify:
+                    return _bookmark(batch.revision)
+                continue
+            self._pending.extend(e for e in (_transform(ev, self._predicate) for ev in batch.events)
+                                 if e is not None)
+        event = self._pending.popleft()
+        self._revision = max(self._revision, event.revision)
+        return event
+
+    def request_bookmark(self) -> None:
+        self._pending.append(_bookmark(self._revision))
 
     async def stop(self) -> None:
         self._stopped.set()

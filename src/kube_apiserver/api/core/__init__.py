@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...server.api_group_info import APIGroupInfo
-from ...storage.interface import Interface
+from ...storage.factory import StorageFactory
 from . import configmap, event, namespace, proto, secret  # noqa: F401 - proto registers kinds
 
 RESOURCES = (namespace, configmap, secret, event)
 
 
-def new_api_group_info(storage: Interface) -> APIGroupInfo:
+def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:
     rest: dict[str, Any] = {}
     for module in RESOURCES:
         rest.update(module.new_rest(storage))

@@ -11,7 +11,7 @@ from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.strategy import Strategy
 from ...registry.table import AGE, NAME, TableConvertor, age, name
-from ...storage.interface import Interface
+from ...storage.factory import StorageFactory
 
 Object = dict[str, Any]
 INFO = ResourceInfo("", "v1", "configmaps", "ConfigMap", "configmap", True, short_names=("cm",))
@@ -72,5 +72,5 @@ TABLE = TableConvertor((NAME, TableColumn("Data", "string", "", "Data contains t
                        lambda o: [name(o), _count(o), age(o)])
 
 
-def new_rest(storage: Interface) -> dict[str, Any]:
+def new_rest(storage: StorageFactory) -> dict[str, Any]:
     return {"configmaps": Store(INFO, ConfigMapStrategy(INFO), storage, "/registry/configmaps", TABLE)}

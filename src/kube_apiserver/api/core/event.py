@@ -10,7 +10,7 @@ from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.strategy import Strategy
 from ...registry.table import TableConvertor, human_duration
-from ...storage.interface import Interface
+from ...storage.factory import StorageFactory
 
 Object = dict[str, Any]
 INFO = ResourceInfo("", "v1", "events", "Event", "event", True, short_names=("ev",))
@@ -70,5 +70,5 @@ TABLE = TableConvertor((
 ), lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), _object(o), o.get("message", "")])
 
 
-def new_rest(storage: Interface) -> dict[str, Any]:
+def new_rest(storage: StorageFactory) -> dict[str, Any]:
     return {"events": Store(INFO, EventStrategy(INFO), storage, "/registry/events", TABLE)}

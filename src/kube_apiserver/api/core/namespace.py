@@ -18,7 +18,7 @@ from ...registry.strategy import Strategy
 from ...registry.subresource import StatusREST, SubresourceREST
 from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage import interface as storage
-from ...storage.interface import Interface
+from ...storage.factory import StorageFactory
 
 Object = dict[str, Any]
 INFO = ResourceInfo("", "v1", "namespaces", "Namespace", "namespace", False, short_names=("ns",))
@@ -124,7 +124,7 @@ TABLE = TableConvertor((NAME, TableColumn("Status", "string", "", "The status of
                        lambda o: [name(o), (o.get("status") or {}).get("phase", ""), age(o)])
 
 
-def new_rest(storage_: Interface) -> dict[str, Any]:
+def new_rest(storage_: StorageFactory) -> dict[str, Any]:
     store = NamespaceREST(INFO, NamespaceStrategy(INFO), storage_, "/registry/namespaces", TABLE,
                           return_deleted_object=False)
     return {"namespaces": store,

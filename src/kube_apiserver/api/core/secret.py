@@ -12,7 +12,7 @@ from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.strategy import Strategy
 from ...registry.table import AGE, NAME, TableConvertor, age, name
-from ...storage.interface import Interface
+from ...storage.factory import StorageFactory
 from .configmap import MAX_SIZE, validate_keys
 
 Object = dict[str, Any]
@@ -119,5 +119,5 @@ TABLE = TableConvertor((NAME, TableColumn("Type", "string", "", "The type of the
                        lambda o: [name(o), o.get("type", ""), len(o.get("data") or {}), age(o)])
 
 
-def new_rest(storage: Interface) -> dict[str, Any]:
+def new_rest(storage: StorageFactory) -> dict[str, Any]:
     return {"secrets": Store(INFO, SecretStrategy(INFO), storage, "/registry/secrets", TABLE)}

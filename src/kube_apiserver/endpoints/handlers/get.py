@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...apimachinery import errors
+from ...apimachinery import errors, field
 from ...registry.options import ListQuery
 from ..http import Request, Response
 from .responses import write_object
@@ -33,37 +33,57 @@ def _bool_param(req: Request, name: str) -> bool | None:
     return value.lower() in ("true", "1")
 
 
-def list_query(req: Request) -> ListQuery:
+def list_query(req: Request, watch: bool = False) -> ListQuery:
     query = ListQuery(req.param("labelSelector"), req.param("fieldSelector"), req.param("resourceVersion"),
                       req.param("resourceVersionMatch"), _int_param(req, "limit") or 0, req.param("continue"),
                       _int_param(req, "timeoutSeconds"), bool(_bool_param(req, "allowWatchBookmarks")),
                       _bool_param(req, "sendInitialEvents"))
-    _validate_list_query(query)
+    errs = _watch_errors(query) if watch else _list_errors(query)
+    if errs:
+        raise errors.invalid("ListOptions", "meta.k8s.io", "", errs)
+    if query.continue_token and query.resource_version not in ("", "0"):
+        raise errors.bad_request("specifying resource version is not allowed when using continue")
+    if query.resource_version and not query.resource_version.isdigit():
+        raise errors.bad_request(f'invalid resource version: "{query.resource_version}"')
     return query
 
 
-def _validate_list_query(q: ListQuery) -> None:
-    """metainternalversion validation.ValidateListOptions (the common cases)."""
-    if q.continue_token and q.resource_version not in ("", "0"):
-        raise errors.StatusError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: resourceVersion: '
-                                 'Forbidden: specifying resource version is not allowed when using continue',
-                                 {"group": "meta.k8s.io", "kind": "ListOptions", "causes": [{
-                                     "reason": "FieldValueForbidden", "field": "resourceVersion",
-                                     "message": "Forbidden: specifying resource version is not allowed when "
-                                                "using continue"}]})
-    if q.resource_version:
-        try:
-            if int(q.resource_version) < 0:
-                raise ValueError
-        except ValueError:
-            raise errors.bad_request(f'invalid resource version: "{q.resource_version}"') from None
-    if q.resource_version_match not in ("", "NotOlderThan", "Exact"):
-        raise errors.bad_request(f'resourceVersionMatch: Unsupported value: "{q.resource_version_match}": '
-                                 'supported values: "Exact", "NotOlderThan"')
-    if q.resource_version_match and not q.resource_version:
-        raise errors.bad_request("resourceVersionMatch is forbidden unless resourceVersion is provided")
-    if q.resource_version_match == "Exact" and q.resource_version == "0":
-        raise errors.bad_request("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
+MATCH = field.Path("resourceVersionMatch")
+
+
+def _list_errors(q: ListQuery) -> field.ErrorList:
+    """metainternalversion validation.ValidateListOptions, for a list."""
+    errs: field.ErrorList = []
+    match = q.resource_version_match
+    if match:
+        if not q.resource_version:
+            errs.append(field.forbidden(MATCH, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if q.continue_token:
+            errs.append(field.forbidden(MATCH, "resourceVersionMatch is forbidden when continue is provided"))
+        if match not in ("Exact", "NotOlderThan"):
+            errs.append(field.not_supported(MATCH, match, ["Exact", "NotOlderThan", ""]))
+        if match == "Exact" and q.resource_version == "0":
+            errs.append(field.forbidden(MATCH, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if q.send_initial_events is not None:
+        errs.append(field.forbidden(field.Path("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+    return errs
+
+
+def _watch_errors(q: ListQuery) -> field.ErrorList:
+    """metainternalversion validation.ValidateListOptions, for a watch (the WatchList feature is on)."""
+    errs: field.ErrorList = []
+    match = q.resource_version_match
+    if q.send_initial_events is not None and match != "NotOlderThan":
+        errs.append(field.forbidden(MATCH, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+    if match:
+        if q.send_initial_events is None:
+            errs.append(field.forbidden(MATCH, "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
+                                               "is provided"))
+        if match != "NotOlderThan":
+            errs.append(field.not_supported(MATCH, match, ["NotOlderThan"]))
+        if q.continue_token:
+            errs.append(field.forbidden(MATCH, "resourceVersionMatch is forbidden when continue is provided"))
+    return errs
 
 
 async def list_(scope: RequestScope, req: Request) -> Response:

@@ -1,4 +1,7 @@
-"""WATCH: a chunked stream of JSON events, one per line (k8s handlers.serveWatch)."""
+"""WATCH: a chunked stream of JSON events, one per line (k8s handlers.serveWatch).
+
+Bookmarks are queued in-band by the watcher, so one never overtakes an event still buffered; the
+stream ends with a bookmark when it times out (if bookmarks were asked for), and cleanly on shutdown."""
 
 from __future__ import annotations
 
@@ -10,51 +13,79 @@ from typing import Any
 import orjson
 
 from ...apimachinery import errors
-from ...storage.interface import ERROR, StorageError
+from ...storage.interface import BOOKMARK, ERROR, ExpiredError, StorageError, WatchEvent
 from ..http import Request, Response, StreamingResponse
 from .get import list_query
 from .responses import media_for, transform
 from .scope import RequestScope
 
+BOOKMARK_INTERVAL = 60.0  # as the watch cache sends them: about once a minute
+
 
 async def watch(scope: RequestScope, req: Request) -> Response:
     ctx = scope.context(req)
-    query = list_query(req)
+    query = list_query(req, watch=True)
     media = media_for(req)
     watcher = await scope.storage.watch(ctx, query)
-    timeout = query.timeout_seconds
-    if not timeout:
-        timeout = scope.min_request_timeout * (1 + random.random())
+    timeout = float(query.timeout_seconds or scope.min_request_timeout * (1 + random.random()))
     content_type = media.content_type if media.convert else "application/json"
-    return StreamingResponse(200, _events(scope, req, watcher, media, float(timeout)), content_type)
+    return StreamingResponse(200, _events(scope, req, watcher, media, timeout, query.allow_watch_bookmarks),
+                             content_type)
 
 
-def _event_bytes(kind: str, obj: Any) -> bytes:
-    return orjson.dumps({"type": kind, "object": obj}) + b"\n"
+def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) -> bytes:
+    if event.type == BOOKMARK:
+        obj = {"kind": scope.info.kind, "apiVersion": scope.info.api_version, **event.object}
+        return orjson.dumps({"type": BOOKMARK, "object": obj}) + b"\n"
+    if media.convert:
+        return orjson.dumps({"type": event.type, "object": transform(event.object, media, scope, req)}) + b"\n"
+    encoded = getattr(event, "encoded", None)
+    if encoded is None:  # shared by every watcher given this same event
+        encoded = orjson.dumps({"type": event.type, "object": event.object}) + b"\n"
+        event.encoded = encoded
+    return encoded
 
 
 async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, timeout: float,
-                  ) -> AsyncIterator[bytes]:
+                  bookmarks: bool) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    next_bookmark = loop.time() + BOOKMARK_INTERVAL * (0.5 + random.random() / 2)
+    closing = False
     stopping = asyncio.ensure_future(scope.stopping.wait())
     iterator = watcher.__aiter__()
     next_event: asyncio.Future[Any] | None = None
     try:
         while True:
-            next_event = asyncio.ensure_future(iterator.__anext__())
-            await asyncio.wait({next_event, stopping}, timeout=max(deadline - loop.time(), 0),
+            if next_event is None:
+                next_event = asyncio.ensure_future(iterator.__anext__())
+            wake = min(deadline, next_bookmark) if bookmarks and not closing else deadline
+            await asyncio.wait({next_event, stopping}, timeout=max(wake - loop.time(), 0),
                                return_when=asyncio.FIRST_COMPLETED)
+            if stopping.done():
+                return  # the server is shutting down: end the stream cleanly
             if not next_event.done():
-                return  # timed out, or the server is stopping: end the stream cleanly
+                now = loop.time()
+                if bookmarks and not closing and now >= deadline:
+                    closing = True  # one last bookmark, after what is already queued
+                    watcher.request_bookmark()
+                elif bookmarks and not closing and now >= next_bookmark:
+                    next_bookmark = now + BOOKMARK_INTERVAL
+                    watcher.request_bookmark()
+                elif now >= deadline:
+                    return
+                continue
+            future, next_event = next_event, None
             try:
-                event = next_event.result()
+                event = future.result()
             except StopAsyncIteration:
                 return
             except StorageError as err:
                 yield _event_bytes(ERROR, _storage_error_status(err))
                 return
-            yield _event_bytes(event.type, transform(event.object, media, scope, req))
+            yield _encode(scope, req, media, event)
+            if closing and event.type == BOOKMARK:
+                return
     finally:
         stopping.cancel()
         if next_event is not None:
@@ -66,8 +97,11 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
         await watcher.stop()
 
 
+def _event_bytes(kind: str, obj: Any) -> bytes:
+    return orjson.dumps({"type": kind, "object": obj}) + b"\n"
+
+
 def _storage_error_status(err: StorageError) -> dict[str, Any]:
-    from ...storage.interface import ExpiredError
     if isinstance(err, ExpiredError):
         return errors.expired(str(err)).status()
     return errors.internal_error(err).status()

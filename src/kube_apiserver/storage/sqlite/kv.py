@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .. import kv
-from ..kv import DELETE, PUT, KeyValue, KVEvent, RangeResult, TxnResult
+from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
 from . import schema
 
 CREATE, UPDATE, REMOVE = 0, 1, 2
@@ -36,7 +36,7 @@ class _Op:
 class _Watcher:
     start: str
     end: str
-    queue: asyncio.Queue[list[KVEvent] | None] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[KVBatch | None] = field(default_factory=asyncio.Queue)
 
 
 def _connect(path: str) -> sqlite3.Connection:
@@ -198,7 +198,7 @@ class SQLiteKV:
 
     # ---- watch ----
 
-    async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[list[KVEvent]]:
+    async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
         watcher = _Watcher(start, end)
         published = self._revision
         if 0 < start_revision <= self._compacted:
@@ -207,15 +207,18 @@ class SQLiteKV:
         try:
             if 0 < start_revision <= published:
                 async for events in self._history(start, end, start_revision, published):
-                    yield events
+                    yield KVBatch(events, events[-1].revision)
+                yield KVBatch([], published)
             while True:
-                events = await watcher.queue.get()
-                if events is None:
+                batch = await watcher.queue.get()
+                if batch is None:
                     return
-                if start_revision > published:
-                    events = [e for e in events if e.revision >= start_revision]
-                if events:
-                    yield events
+                if start_revision > published and batch.events:
+                    events = [e for e in batch.events if e.revision >= start_revision]
+                    if not events:
+                        continue
+                    batch = KVBatch(events, batch.revision)
+                yield batch
         finally:
             self._watchers.discard(watcher)
 
@@ -234,10 +237,15 @@ class SQLiteKV:
     def _publish(self, events: list[KVEvent]) -> None:
         if not events:
             return
+        revision = events[-1].revision
         for watcher in self._watchers:
             matching = [e for e in events if watcher.start <= e.key < watcher.end]
             if matching:
-                watcher.queue.put_nowait(matching)
+                watcher.queue.put_nowait(KVBatch(matching, revision))
+
+    def request_progress(self) -> None:
+        for watcher in self._watchers:
+            watcher.queue.put_nowait(KVBatch([], self._revision))
 
     # ---- maintenance ----
 

@@ -1,0 +1,162 @@
+"""Cacher: storage.Interface with LIST and WATCH served from a WatchCache (k8s cacher.go).
+
+Writes and GETs go to the underlying storage. One storage watch per resource feeds the cache; every
+client watch is a CacheWatcher fed from it, so a commit is decoded once however many watch it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .. import interface as storage
+from ..interface import (
+    BOOKMARK,
+    DeleteValidation,
+    ListOptions,
+    ListResult,
+    Object,
+    Preconditions,
+    Predicate,
+    TooLargeResourceVersionError,
+    UpdateFunc,
+)
+from ..objectstore import ObjectStore
+from .watch_cache import WatchCache
+from .watcher import CacheWatcher
+
+log = logging.getLogger("kube_apiserver.storage")
+FRESHNESS_TIMEOUT = 3.0  # how long a request waits for the cache to reach a resourceVersion
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+class Cacher:
+    def __init__(self, store: ObjectStore, key_prefix: str):
+        self.store = store
+        self.key_prefix = key_prefix.rstrip("/") + "/"
+        self.cache = WatchCache()
+        self.watchers: set[CacheWatcher] = set()
+        self._ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # ---- lifecycle ----
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        for watcher in list(self.watchers):
+            watcher.close()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._list_and_watch()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - relist after any failure, as the reflector does
+                log.exception("watch cache of %s failed; relisting", self.key_prefix)
+            self._ready.clear()
+            for watcher in list(self.watchers):
+                watcher.close()  # they resume from their resourceVersion against the new cache
+            await asyncio.sleep(1)
+
+    async def _list_and_watch(self) -> None:
+        listed = await self.store.get_list(self.key_prefix, ListOptions())
+        objects = {self._key(o): o for o in listed.items}
+        self.cache.replace(objects, listed.resource_version)
+        stream = await self.store.watch(self.key_prefix, str(listed.resource_version), progress_notify=True)
+        self._ready.set()
+        async for event in stream:
+            if event.type == BOOKMARK:
+                self.cache.progress(event.revision)
+                continue
+            cached = self.cache.process(event.type, self._key(event.object), event.object, event.revision)
+            for watcher in list(self.watchers):
+                watcher.add(cached)
+
+    def _key(self, obj: Object) -> str:
+        meta = obj.get("metadata") or {}
+        namespace = meta.get("namespace")
+        return f"{self.key_prefix}{namespace}/{meta['name']}" if namespace else f"{self.key_prefix}{meta['name']}"
+
+    async def _wait_fresh(self, revision: int) -> None:
+        await self._ready.wait()
+        if self.cache.resource_version >= revision:
+            return
+        self.store.request_watch_progress()
+        if not await self.cache.wait_until_fresh(revision, FRESHNESS_TIMEOUT):
+            raise TooLargeResourceVersionError(revision, self.cache.resource_version)
+
+    async def _consistent_revision(self, resource_version: str) -> int:
+        """The revision a request must see: the latest committed one when it asked for none."""
+        if resource_version == "":
+            return await self.store.current_revision()
+        return int(resource_version)
+
+    # ---- reads served from the cache ----
+
+    async def get_list(self, key_prefix: str, opts: ListOptions) -> ListResult:
+        exact = opts.resource_version_match == "Exact"
+        paged = opts.limit > 0 or opts.continue_token
+        if exact or paged:
+            return await self.store.get_list(key_prefix, opts)  # snapshots of the past: the store's history
+        await self._wait_fresh(await self._consistent_revision(opts.resource_version))
+        predicate = opts.predicate
+        items = [obj for key, obj in self.cache.objects.items()
+                 if key.startswith(key_prefix) and (predicate is None or predicate(obj))]
+        items.sort(key=lambda o: self._key(o))
+        return ListResult(items, self.cache.resource_version)
+
+    async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
+                    send_initial_events: bool | None = None, allow_bookmarks: bool = False) -> CacheWatcher:
+        start = await self._consistent_revision(resource_version) if resource_version != "0" else 0
+        await self._wait_fresh(start)
+        watcher = CacheWatcher(key_prefix, predicate, self.watchers.discard, self.progress)
+        initial = send_initial_events if send_initial_events is not None else resource_version in ("", "0")
+        if initial:
+            revision = self.cache.resource_version
+            for key in sorted(self.cache.objects):
+                if key.startswith(key_prefix):
+                    watcher.push_initial(self.cache.objects[key], revision)
+            if send_initial_events and allow_bookmarks:
+                watcher.push_bookmark(revision, {INITIAL_EVENTS_END: "true"})
+            watcher.resource_version = revision
+        else:
+            for event in self.cache.events_after(start):
+                watcher.add(event)
+            watcher.resource_version = max(watcher.resource_version, self.cache.resource_version)
+        self.watchers.add(watcher)
+        return watcher
+
+    def progress(self) -> int:
+        return self.cache.resource_version
+
+    # ---- everything else goes to the store ----
+
+    async def create(self, key: str, obj: Object) -> Object:
+        return await self.store.create(key, obj)
+
+    async def get(self, key: str) -> Object:
+        return await self.store.get(key)
+
+    async def guaranteed_update(self, key: str, try_update: UpdateFunc, preconditions: Preconditions | None = None,
+                                ignore_not_found: bool = False) -> Object:
+        return await self.store.guaranteed_update(key, try_update, preconditions, ignore_not_found)
+
+    async def delete(self, key: str, preconditions: Preconditions | None = None,
+                     validate_deletion: DeleteValidation | None = None) -> Object:
+        return await self.store.delete(key, preconditions, validate_deletion)
+
+    async def count(self, key_prefix: str) -> int:
+        return await self.store.count(key_prefix)
+
+    async def current_revision(self) -> int:
+        return await self.store.current_revision()
+
+
+__all__ = ["Cacher", "storage"]

@@ -1,0 +1,90 @@
+"""WatchCache: the current objects of one resource and a ring of its recent events, at a known
+resourceVersion. Fed in order by one storage watch; read by lists and by watchers starting in the past."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..interface import ADDED, DELETED, ExpiredError, Object
+
+DEFAULT_CAPACITY = 10_000
+
+
+@dataclass(slots=True, eq=False)
+class CachedEvent:
+    """One change. Watchers that see the same variant of it share one WatchEvent (and its encoding)."""
+
+    type: str
+    key: str
+    object: Object
+    prev_object: Object | None
+    revision: int
+    variants: dict[tuple[str, bool], Any] = field(default_factory=dict)
+
+
+class WatchCache:
+    def __init__(self, capacity: int = DEFAULT_CAPACITY):
+        self.objects: dict[str, Object] = {}
+        self.events: deque[CachedEvent] = deque(maxlen=capacity)
+        self.resource_version = 0
+        # The oldest revision a watch may start after; events before it are not in the ring.
+        self.oldest = 0
+        self._fresh = asyncio.Condition()
+
+    def replace(self, objects: dict[str, Object], revision: int) -> None:
+        """A new list: everything before it is unknown to watchers starting in the past."""
+        self.objects = objects
+        self.events.clear()
+        self.resource_version = revision
+        self.oldest = revision
+        self._notify()
+
+    def process(self, event_type: str, key: str, obj: Object, revision: int) -> CachedEvent:
+        prev = self.objects.get(key)
+        if event_type == DELETED:
+            self.objects.pop(key, None)
+        else:
+            self.objects[key] = obj
+            if prev is None:
+                event_type = ADDED
+        event = CachedEvent(event_type, key, obj, prev, revision)
+        if len(self.events) == self.events.maxlen:
+            self.oldest = self.events[0].revision
+        self.events.append(event)
+        self.resource_version = revision
+        self._notify()
+        return event
+
+    def progress(self, revision: int) -> None:
+        if revision > self.resource_version:
+            self.resource_version = revision
+            self._notify()
+
+    def events_after(self, revision: int) -> list[CachedEvent]:
+        if revision < self.oldest:
+            raise ExpiredError(f"too old resource version: {revision} ({self.oldest})")
+        if not self.events or self.events[-1].revision <= revision:
+            return []
+        if self.events[0].revision > revision:
+            return list(self.events)
+        return [e for e in self.events if e.revision > revision]
+
+    def _notify(self) -> None:
+        async def wake() -> None:
+            async with self._fresh:
+                self._fresh.notify_all()
+        asyncio.get_running_loop().create_task(wake())
+
+    async def wait_until_fresh(self, revision: int, timeout: float) -> bool:
+        """Whether the cache reached `revision` within `timeout` seconds."""
+        if self.resource_version >= revision:
+            return True
+        async with self._fresh:
+            try:
+                await asyncio.wait_for(self._fresh.wait_for(lambda: self.resource_version >= revision), timeout)
+            except TimeoutError:
+                return False
+        return True

@@ -1,0 +1,28 @@
+"""StorageFactory: the storage each resource gets (k8s storage decorator): the shared object store,
+behind a watch cache per resource unless the watch cache is disabled (--watch-cache=false)."""
+
+from __future__ import annotations
+
+from .cacher import Cacher
+from .interface import Interface
+from .objectstore import ObjectStore
+
+
+class StorageFactory:
+    def __init__(self, store: ObjectStore, watch_cache: bool = True):
+        self.store = store
+        self.watch_cache = watch_cache
+        self.cachers: dict[str, Cacher] = {}
+
+    def for_resource(self, key_prefix: str) -> Interface:
+        if not self.watch_cache:
+            return self.store
+        cacher = self.cachers.get(key_prefix)
+        if cacher is None:
+            cacher = self.cachers[key_prefix] = Cacher(self.store, key_prefix)
+            cacher.start()
+        return cacher
+
+    async def stop(self) -> None:
+        for cacher in self.cachers.values():
+            await cacher.stop()

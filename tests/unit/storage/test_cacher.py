@@ -1,0 +1,168 @@
+"""The watch cache: fan-out, ordering, slow watchers, freshness, resume and expiry."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kube_apiserver.storage import interface as storage
+from kube_apiserver.storage.cacher import Cacher
+from kube_apiserver.storage.cacher import cacher as cacher_module
+from kube_apiserver.storage.objectstore import ObjectStore
+from kube_apiserver.storage.sqlite import SQLiteKV
+
+PREFIX = "/registry/configmaps/"
+
+
+def cm(name: str, ns: str = "ns", **labels: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns, "labels": labels}}
+
+
+def run(fn):
+    def wrapper(tmp_path):
+        async def main():
+            kv = await SQLiteKV.open(str(tmp_path))
+            store = ObjectStore(kv)
+            cacher = Cacher(store, PREFIX)
+            cacher.start()
+            try:
+                await fn(store, cacher)
+            finally:
+                await cacher.stop()
+                await kv.close()
+        asyncio.run(main())
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
+async def create(store, name: str, ns: str = "ns", **labels: str) -> dict:
+    return await store.create(f"{PREFIX}{ns}/{name}", cm(name, ns, **labels))
+
+
+@run
+async def test_500_watchers_each_get_2000_events_in_order_once(store, cacher):
+    start = str(await store.current_revision())
+    watchers = [await cacher.watch(PREFIX, start) for _ in range(500)]
+
+    async def consume(w) -> list[int]:
+        seen = []
+        async for event in w:
+            seen.append(event.revision)
+            if len(seen) == 2000:
+                break
+        return seen
+
+    consumers = [asyncio.ensure_future(consume(w)) for w in watchers]
+    for i in range(2000):
+        await create(store, f"cm-{i}")
+    results = await asyncio.wait_for(asyncio.gather(*consumers), 120)
+    expected = results[0]
+    assert len(expected) == 2000 and expected == sorted(set(expected))
+    assert all(r == expected for r in results)
+    for w in watchers:
+        await w.stop()
+
+
+@run
+async def test_slow_watcher_is_closed_without_slowing_others(store, cacher, monkeypatch=None):
+    start = str(await store.current_revision())
+    slow = await cacher.watch(PREFIX, start)
+    slow._capacity = 10
+    fast = await cacher.watch(PREFIX, start)
+    got = []
+
+    async def drain():
+        async for event in fast:
+            got.append(event.revision)
+            if len(got) == 50:
+                return
+
+    consumer = asyncio.ensure_future(drain())
+    for i in range(50):
+        await create(store, f"cm-{i}")
+    await asyncio.wait_for(consumer, 10)
+    assert len(got) == 50
+    delivered = [e async for e in slow]  # what was buffered, then the end of the stream
+    assert len(delivered) == 10 and slow not in cacher.watchers
+
+
+@run
+async def test_selector_transitions_and_namespace_scope(store, cacher):
+    watcher = await cacher.watch(f"{PREFIX}ns/", str(await store.current_revision()),
+                                 predicate=lambda o: o["metadata"].get("labels", {}).get("app") == "web")
+    await create(store, "a", app="web")
+    await create(store, "other-ns", ns="elsewhere", app="web")
+
+    async def relabel(app):
+        async def update(cur):
+            cur["metadata"]["labels"] = {"app": app}
+            return cur
+        return update
+
+    await store.guaranteed_update(f"{PREFIX}ns/a", await relabel("db"))
+    await store.guaranteed_update(f"{PREFIX}ns/a", await relabel("web"))
+    await store.delete(f"{PREFIX}ns/a")
+    events = [await asyncio.wait_for(anext(watcher), 5) for _ in range(4)]
+    assert [e.type for e in events] == ["ADDED", "DELETED", "ADDED", "DELETED"]
+    assert all(e.object["metadata"]["name"] == "a" for e in events)
+    assert events[1].object["metadata"]["resourceVersion"] == str(events[1].revision)
+    await watcher.stop()
+
+
+@run
+async def test_initial_events_then_bookmark_marks_their_end(store, cacher):
+    for name in ("b", "a"):
+        await create(store, name)
+    watcher = await cacher.watch(PREFIX, "", send_initial_events=True, allow_bookmarks=True)
+    first = [await anext(watcher) for _ in range(3)]
+    assert [(e.type, e.object["metadata"].get("name")) for e in first] == [
+        ("ADDED", "a"), ("ADDED", "b"), ("BOOKMARK", None)]
+    assert first[2].object["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert first[2].revision == await store.current_revision()
+    await watcher.stop()
+
+
+@run
+async def test_consistent_list_sees_the_latest_write(store, cacher):
+    for i in range(20):
+        await create(store, f"cm-{i}")
+        listed = await cacher.get_list(PREFIX, storage.ListOptions())
+        assert len(listed.items) == i + 1  # a list with no resourceVersion is never stale
+
+
+@run
+async def test_resume_expiry_and_too_large(store, cacher):
+    first = await create(store, "a")
+    await create(store, "b")
+    watcher = await cacher.watch(PREFIX, first["metadata"]["resourceVersion"])
+    assert (await anext(watcher)).object["metadata"]["name"] == "b"
+    await watcher.stop()
+    await create(store, "c")
+    late = Cacher(store, PREFIX)  # its first list is after "a" was created
+    late.start()
+    try:
+        await late.get_list(PREFIX, storage.ListOptions())
+        with pytest.raises(storage.ExpiredError) as expired:
+            await late.watch(PREFIX, first["metadata"]["resourceVersion"])
+        assert str(expired.value).startswith("too old resource version: ")
+    finally:
+        await late.stop()
+    cacher_module.FRESHNESS_TIMEOUT = 0.2
+    try:
+        with pytest.raises(storage.TooLargeResourceVersionError):
+            await cacher.watch(PREFIX, "999999")
+    finally:
+        cacher_module.FRESHNESS_TIMEOUT = 3.0
+
+
+@run
+async def test_bookmark_requested_after_buffered_events(store, cacher):
+    watcher = await cacher.watch(PREFIX, str(await store.current_revision()))
+    created = await create(store, "a")
+    await asyncio.sleep(0.05)
+    watcher.request_bookmark()
+    events = [await anext(watcher) for _ in range(2)]
+    assert [e.type for e in events] == ["ADDED", "BOOKMARK"]
+    assert events[1].revision >= int(created["metadata"]["resourceVersion"])
+    await watcher.stop()
