@@ -193,24 +193,27 @@ class Store:
             raise self.interpret(err, name) from None
         if delete_validation is not None:
             await delete_validation(ctx, existing)
-        if (existing["metadata"].get("finalizers") or []):
-            return await self._mark_for_deletion(ctx, key, name, existing, preconditions), False
+        finalizers = deletion_finalizers(existing, options)
+        if finalizers:
+            return await self._mark_for_deletion(ctx, key, name, finalizers, preconditions), False
         if ctx.dry_run:
             return self._deleted_answer(existing), True
         return await self._delete_now(ctx, key, name, existing, preconditions), True
 
-    async def _mark_for_deletion(self, ctx: Context, key: str, name: str, existing: Object,
+    async def _mark_for_deletion(self, ctx: Context, key: str, name: str, finalizers: list[str],
                                  preconditions: storage.Preconditions) -> Object:
-        """Finalizers pending: set deletionTimestamp; the last finalizer's removal deletes it."""
-        if existing["metadata"].get("deletionTimestamp") or ctx.dry_run:
-            return existing
+        """Finalizers pending: set deletionTimestamp (once) and the propagation finalizers; the removal
+        of the last finalizer deletes the object (k8s Store.updateForGracefulDeletionAndFinalizers)."""
 
         async def mark(current: Object) -> Object:
             meta = current["metadata"]
             meta.setdefault("deletionTimestamp", now_rfc3339())
             meta.setdefault("deletionGracePeriodSeconds", 0)
+            meta["finalizers"] = deletion_finalizers(current, None, finalizers)
             return current
 
+        if ctx.dry_run:
+            return await mark(await self.get(ctx, name))
         try:
             return await self.storage.guaranteed_update(key, mark, preconditions)
         except storage.StorageError as err:
@@ -280,6 +283,28 @@ class Store:
             deleted.append(item)
         listed["items"] = deleted
         return listed
+
+
+ORPHAN = "orphan"
+FOREGROUND = "foregroundDeletion"
+
+
+def deletion_finalizers(obj: Object, options: DeleteOptions | None, finalizers: list[str] | None = None,
+                        ) -> list[str]:
+    """The finalizers an object keeps while being deleted, with those the propagation policy asks for:
+    Orphan adds `orphan`, Foreground adds `foregroundDeletion`, Background drops both."""
+    current = list(finalizers if finalizers is not None else (obj.get("metadata") or {}).get("finalizers") or [])
+    if options is None:
+        return current
+    policy = options.propagation_policy
+    if policy is None and options.orphan_dependents is not None:
+        policy = "Orphan" if options.orphan_dependents else "Background"
+    wanted = {"Orphan": ORPHAN, "Foreground": FOREGROUND}.get(policy or "")
+    if policy is not None:
+        current = [f for f in current if f not in (ORPHAN, FOREGROUND) or f == wanted]
+        if wanted and wanted not in current:
+            current.append(wanted)
+    return current
 
 
 class ErrorWatcher:
