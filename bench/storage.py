@@ -1,7 +1,7 @@
 """Storage benchmarks: write throughput (one writer vs concurrent writers sharing group commits),
 LIST latency, and watch fan-out delivery latency. Prints figures; asserts nothing.
 
-    python3 bench/storage.py [--objects 10000] [--watchers 100] [--events 500]
+    python3 bench/storage.py [--objects 10000] [--watchers 500] [--events 2000]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 
 import uvloop
 
+from kube_apiserver.storage.cacher import Cacher
 from kube_apiserver.storage.interface import ListOptions
 from kube_apiserver.storage.objectstore import ObjectStore
 from kube_apiserver.storage.sqlite import SQLiteKV
@@ -37,18 +38,18 @@ async def writes(store: ObjectStore, start: int, count: int, concurrency: int) -
     return count / (time.perf_counter() - began)
 
 
-async def list_latency(store: ObjectStore, repeat: int = 5) -> float:
+async def list_latency(source, repeat: int = 5) -> float:
     samples = []
     for _ in range(repeat):
         began = time.perf_counter()
-        await store.get_list("/registry/configmaps/bench/", ListOptions())
+        await source.get_list("/registry/configmaps/bench/", ListOptions())
         samples.append(time.perf_counter() - began)
     return statistics.median(samples)
 
 
-async def fan_out(store: ObjectStore, watchers: int, events: int) -> tuple[float, float, int]:
-    streams = [await store.watch("/registry/configmaps/fan/", str(await store.current_revision()))
-               for _ in range(watchers)]
+async def fan_out(store: ObjectStore, source, watchers: int, events: int, tag: str) -> tuple[float, float, int]:
+    start = str(await store.current_revision())
+    streams = [await source.watch("/registry/configmaps/fan/", start) for _ in range(watchers)]
     sent: dict[str, float] = {}
     latencies: list[float] = []
 
@@ -63,9 +64,9 @@ async def fan_out(store: ObjectStore, watchers: int, events: int) -> tuple[float
 
     consumers = [asyncio.ensure_future(consume(s)) for s in streams]
     for i in range(events):
-        name = f"fan-{i:06d}"
+        name = f"fan-{tag}-{i:06d}"
         sent[name] = time.perf_counter()
-        await store.create(f"/registry/configmaps/fan/{name}", configmap(i) | {"metadata": {"name": name}})
+        await store.create(f"/registry/configmaps/fan/{name}", configmap(i) | {"metadata": {"name": name, "namespace": "fan"}})
     delivered = sum(await asyncio.gather(*consumers))
     for s in streams:
         await s.stop()
@@ -81,17 +82,24 @@ async def main(args: argparse.Namespace) -> None:
         concurrent = await writes(store, 500, args.objects - 500, 64)
         print(f"creates/s, one writer:         {sequential:10.0f}")
         print(f"creates/s, 64 writers:         {concurrent:10.0f}   ({concurrent / sequential:.1f}x: group commit)")
-        latency = await list_latency(store)
-        print(f"LIST {args.objects} objects (store):  {latency * 1000:10.1f} ms")
-        p50, p99, delivered = await fan_out(store, args.watchers, args.events)
-        print(f"watch fan-out, {args.watchers} watchers x {args.events} events: delivered {delivered}, "
-              f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+        cacher = Cacher(store, "/registry/configmaps/")
+        cacher.start()
+        from_store = await list_latency(store)
+        from_cache = await list_latency(cacher)
+        print(f"LIST {args.objects} objects, store:  {from_store * 1000:8.1f} ms")
+        print(f"LIST {args.objects} objects, cache:  {from_cache * 1000:8.1f} ms   "
+              f"({from_store / from_cache:.1f}x faster, consistent read included)")
+        for name, source in (("store watches", store), ("watch cache", cacher)):
+            p50, p99, delivered = await fan_out(store, source, args.watchers, args.events, name[:5])
+            print(f"watch fan-out via {name}, {args.watchers} watchers x {args.events} events: "
+                  f"delivered {delivered}, p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+        await cacher.stop()
         await kv.close()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--objects", type=int, default=10_000)
-    parser.add_argument("--watchers", type=int, default=100)
-    parser.add_argument("--events", type=int, default=500)
+    parser.add_argument("--watchers", type=int, default=500)
+    parser.add_argument("--events", type=int, default=2000)
     uvloop.run(main(parser.parse_args()))
