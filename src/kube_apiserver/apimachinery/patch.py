@@ -1,18 +1,15 @@
-"""Patches: JSON patch (RFC 6902), JSON merge patch (RFC 7386) and strategic merge patch.
+"""Patches: JSON patch (RFC 6902) and JSON merge patch (RFC 7386).
 
-The strategic merge here merges maps and honours the `$patch` directives; lists are replaced unless a
-`merge_key` lookup (from the schemas' x-kubernetes-patch-* extensions) says how to merge them."""
+The strategic merge patch, which needs the kind's schema, is in strategicpatch.py."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Any
 
 from . import errors
 
 JSONValue = Any
-MergeKeyLookup = Callable[[tuple[str, ...]], tuple[str, str] | None]  # path -> (strategy, merge key)
 
 
 class PatchError(Exception):
@@ -136,73 +133,3 @@ def merge_patch(doc: JSONValue, patch: JSONValue) -> JSONValue:
         else:
             result[key] = merge_patch(result.get(key), value)
     return result
-
-
-def strategic_merge_patch(doc: JSONValue, patch: JSONValue, merge_key: MergeKeyLookup | None = None,
-                          path: tuple[str, ...] = ()) -> JSONValue:
-    if not isinstance(patch, dict):
-        raise errors.bad_request("unable to find api field in struct for the patch: patch is not an object")
-    directive = patch.get("$patch")
-    if directive == "replace":
-        return {k: v for k, v in patch.items() if k != "$patch"}
-    if directive == "delete":
-        return None
-    result = copy.deepcopy(doc) if isinstance(doc, dict) else {}
-    retain = patch.get("$retainKeys")
-    for key, value in patch.items():
-        if key.startswith("$"):
-            continue
-        if key.startswith("$setElementOrder/") or key.startswith("$deleteFromPrimitiveList/"):
-            continue
-        if value is None:
-            result.pop(key, None)
-        elif isinstance(value, dict):
-            merged = strategic_merge_patch(result.get(key), value, merge_key, (*path, key))
-            if merged is None:
-                result.pop(key, None)
-            else:
-                result[key] = merged
-        elif isinstance(value, list):
-            result[key] = _merge_list(result.get(key), value, merge_key, (*path, key))
-        else:
-            result[key] = value
-    for key, value in patch.items():
-        if key.startswith("$deleteFromPrimitiveList/") and isinstance(value, list):
-            target = key.split("/", 1)[1]
-            if isinstance(result.get(target), list):
-                result[target] = [v for v in result[target] if v not in value]
-    if isinstance(retain, list):
-        result = {k: v for k, v in result.items() if k in retain}
-    return result
-
-
-def _merge_list(current: JSONValue, patch: list, merge_key: MergeKeyLookup | None,
-                path: tuple[str, ...]) -> list:
-    how = merge_key(path) if merge_key else None
-    if how is None or not isinstance(current, list):
-        return [_strip_directives(v) for v in patch]
-    _strategy, key = how
-    if not key:  # a list of primitives merged as a set
-        merged = list(current)
-        merged.extend(v for v in patch if v not in merged)
-        return merged
-    merged = copy.deepcopy(current)
-    for item in patch:
-        if not isinstance(item, dict):
-            continue
-        position = next((i for i, c in enumerate(merged) if isinstance(c, dict) and c.get(key) == item.get(key)),
-                        None)
-        if item.get("$patch") == "delete":
-            if position is not None:
-                merged.pop(position)
-        elif position is None:
-            merged.append(_strip_directives(item))
-        else:
-            merged[position] = strategic_merge_patch(merged[position], item, merge_key, path)
-    return merged
-
-
-def _strip_directives(value: JSONValue) -> JSONValue:
-    if isinstance(value, dict):
-        return {k: _strip_directives(v) for k, v in value.items() if not k.startswith("$")}
-    return value

@@ -35,21 +35,3 @@ def test_merge_patch_rfc7386():
     assert patch.merge_patch({"a": "b", "c": {"d": "e", "f": "g"}}, {"a": "z", "c": {"f": None}}) == {
         "a": "z", "c": {"d": "e"}}
     assert patch.merge_patch({"l": [1, 2]}, {"l": [3]}) == {"l": [3]}
-
-
-def test_strategic_merge_directives():
-    current = {"metadata": {"labels": {"a": "1", "b": "2"}}, "data": {"x": "1"}}
-    assert patch.strategic_merge_patch(current, {"metadata": {"labels": {"b": None, "c": "3"}}}) == {
-        "metadata": {"labels": {"a": "1", "c": "3"}}, "data": {"x": "1"}}
-    assert patch.strategic_merge_patch(current, {"data": {"$patch": "replace", "y": "2"}})["data"] == {"y": "2"}
-    assert "data" not in patch.strategic_merge_patch(current, {"data": {"$patch": "delete"}})
-
-
-def test_strategic_merge_list_by_key():
-    def keys(path):
-        return ("merge", "name") if path == ("containers",) else None
-
-    current = {"containers": [{"name": "a", "image": "1"}, {"name": "b", "image": "1"}]}
-    out = patch.strategic_merge_patch(current, {"containers": [{"name": "b", "image": "2"}, {"name": "c"},
-                                                              {"name": "a", "$patch": "delete"}]}, keys)
-    assert out == {"containers": [{"name": "b", "image": "2"}, {"name": "c"}]}

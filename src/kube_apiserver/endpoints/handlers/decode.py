@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, serializer
+from ...apimachinery import errors, fieldvalidation, serializer
+from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
 
@@ -13,11 +14,14 @@ Object = dict[str, Any]
 
 async def decode_object(req: Request, scope: RequestScope, expected_kind: str | None = None) -> Object:
     body = await req.body()
-    obj = serializer.decode_body(body, req.headers.get("content-type", ""))
+    content_type = req.headers.get("content-type", "")
+    obj = serializer.decode_body(body, content_type)
     kind = expected_kind or scope.info.kind
     if not isinstance(obj, dict):
         raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
                                  f"couldn't get version/kind; json parse error: expected an object")
+    if scope.schema is not None and kind == scope.info.kind:
+        obj = _validate_fields(req, scope.schema, scope, body, content_type, obj)
     api_version = scope.info.api_version
     obj.setdefault("apiVersion", api_version)
     obj.setdefault("kind", kind)
@@ -34,6 +38,22 @@ async def decode_object(req: Request, scope: RequestScope, expected_kind: str | 
         raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
                                  f"metadata must be an object")
     return obj
+
+
+YAML_MEDIA_TYPES = (serializer.YAML, "application/x-yaml", "text/yaml")
+
+
+def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: bytes, content_type: str,
+                     obj: Object) -> Object:
+    """Strict decoding: unknown and duplicate fields per fieldValidation; unknown fields are dropped."""
+    kind = scope.info.kind
+    media = serializer.media_type_of(content_type) if content_type else serializer.JSON
+    body_format = "yaml" if media in YAML_MEDIA_TYPES else "" if media == serializer.PROTOBUF else "json"
+    version = str(obj.get("apiVersion") or scope.info.api_version).rsplit("/", 1)[-1]
+    decoded_as = f'{obj.get("kind") or kind} in version "{version}" cannot be handled as a {kind}'
+    return fieldvalidation.check_request_object(
+        req.param("fieldValidation"), body, body_format, obj, schema, req.values.setdefault("warnings", []),
+        lambda message: errors.bad_request(f"{decoded_as}: {message}"))
 
 
 def ensure_namespace(obj: Object, scope: RequestScope, namespace: str) -> None:

@@ -44,7 +44,9 @@ def write_object(req: Request, scope: RequestScope, status: int, obj: Object) ->
 
 
 def _warning_headers(req: Request) -> list[tuple[str, str]]:
-    return [("warning", f'299 - "{w}"') for w in req.values.get("warnings", ())]
+    """Warning: 299 - "text", quoted as k8s.io/apimachinery/pkg/util/net.NewWarningHeader quotes it."""
+    return [("warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
+            for w in req.values.get("warnings", ())]
 
 
 def write_status_error(req: Request, err: errors.StatusError) -> Response:
