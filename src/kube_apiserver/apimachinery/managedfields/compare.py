@@ -1,0 +1,159 @@
+"""Which fields differ between two objects (SMD's TypedValue.Compare): added, removed, modified."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import fieldpath
+from .fieldpath import FieldSet, Path, PathElement
+from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
+from .values import ABSENT, equal
+
+
+@dataclass
+class Comparison:
+    removed: FieldSet
+    modified: FieldSet
+    added: FieldSet
+
+    def without(self, ignored: FieldSet | None) -> Comparison:
+        """ExcludeFields / an exclude filter: drops the ignored fields and everything under them."""
+        if ignored is None or ignored.empty():
+            return self
+        return Comparison(self.removed.recursive_difference(ignored),
+                          self.modified.recursive_difference(ignored),
+                          self.added.recursive_difference(ignored))
+
+    def is_same(self) -> bool:
+        return self.removed.empty() and self.modified.empty() and self.added.empty()
+
+
+def compare(lhs: Any, rhs: Any, ref: TypeRef) -> Comparison:
+    comparison = Comparison(FieldSet(), FieldSet(), FieldSet())
+    _Walker(comparison).walk(lhs, rhs, ref, ())
+    return comparison
+
+
+class _State:
+    __slots__ = ("lhs", "rhs", "path", "in_leaf")
+
+    def __init__(self, lhs: Any, rhs: Any, path: Path) -> None:
+        self.lhs, self.rhs, self.path, self.in_leaf = lhs, rhs, path, False
+
+    def copy(self) -> _State:
+        return _State(self.lhs, self.rhs, self.path)
+
+
+def _as_map(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+def _as_list(value: Any) -> list[Any] | None:
+    return value if isinstance(value, list) else None
+
+
+class _Walker:
+    def __init__(self, comparison: Comparison) -> None:
+        self.out = comparison
+
+    def walk(self, lhs: Any, rhs: Any, ref: TypeRef, path: Path) -> None:
+        atom = resolve(ref)
+        left, right = deduce(atom, lhs), deduce(atom, rhs)
+        state = _State(lhs, rhs, path)
+        if rhs is ABSENT:
+            self.handle(left, state)
+        elif lhs is ABSENT or left.parts() == right.parts():
+            self.handle(right, state)
+        else:
+            self.handle(left, state.copy())
+            self.handle(right, state)
+        if not state.in_leaf:
+            if lhs is ABSENT:
+                self.out.added.insert(path)
+            elif rhs is ABSENT:
+                self.out.removed.insert(path)
+
+    def handle(self, atom: Atom, state: _State) -> None:
+        if atom.map is not None:
+            self.do_map(atom, state)
+        elif atom.scalar is not None:
+            self.leaf(state)
+        elif atom.list is not None:
+            self.do_list(atom, state)
+
+    def leaf(self, state: _State) -> None:
+        if state.in_leaf:
+            return
+        state.in_leaf = True
+        if state.lhs is ABSENT:
+            self.out.added.insert(state.path)
+        elif state.rhs is ABSENT:
+            self.out.removed.insert(state.path)
+        elif not equal(state.lhs, state.rhs):
+            self.out.modified.insert(state.path)
+
+    def do_map(self, atom: Atom, state: _State) -> None:
+        assert atom.map is not None
+        lhs, rhs = _as_map(state.lhs), _as_map(state.rhs)
+        if atom.map.atomic or (not lhs and not rhs):
+            self.leaf(state)
+            return
+        for name in _zip_keys(lhs, rhs):
+            child = atom.map.field_type(name) or DEDUCED
+            left = lhs.get(name, ABSENT) if lhs else ABSENT
+            right = rhs.get(name, ABSENT) if rhs else ABSENT
+            self.walk(left, right, child, state.path + (fieldpath.field(name),))
+
+    def do_list(self, atom: Atom, state: _State) -> None:
+        list_type = atom.list
+        assert list_type is not None
+        lhs, rhs = _as_list(state.lhs), _as_list(state.rhs)
+        if list_type.relationship == "atomic" or (not lhs and not rhs):
+            self.leaf(state)
+            return
+        order: list[PathElement] = []
+        left = _group(list_type, lhs or [], order, None)
+        right = _group(list_type, rhs or [], order, left)
+        for element in order:
+            self.compare_group(list_type.item, state.path + (element,), left.get(element, []),
+                               right.get(element, []))
+
+    def compare_group(self, item: TypeRef, path: Path, lhs: list[Any], rhs: list[Any]) -> None:
+        if len(lhs) <= 1 and len(rhs) <= 1:
+            self.walk(lhs[0] if lhs else ABSENT, rhs[0] if rhs else ABSENT, item, path)
+        elif len(lhs) >= 2 and len(rhs) >= 2:
+            if len(lhs) != len(rhs) or not all(equal(a, b) for a, b in zip(lhs, rhs, strict=True)):
+                self.out.modified.insert(path)
+        elif len(lhs) >= 2:
+            if rhs:
+                self.walk(ABSENT, rhs[0], item, path)
+            self.out.removed.insert(path)
+        else:
+            if lhs:
+                self.walk(lhs[0], ABSENT, item, path)
+            self.out.added.insert(path)
+
+
+def _zip_keys(lhs: dict[str, Any] | None, rhs: dict[str, Any] | None) -> list[str]:
+    keys = list(lhs or {})
+    keys += [name for name in rhs or {} if not lhs or name not in lhs]
+    return keys
+
+
+def _group(list_type: ListType, items: list[Any], order: list[PathElement],
+           other: dict[PathElement, list[Any]] | None) -> dict[PathElement, list[Any]]:
+    """Items by path element, noting first-seen elements (not already in `other`) in `order`."""
+    groups: dict[PathElement, list[Any]] = {}
+    for item in items:
+        try:
+            element = item_element(list_type, item)
+        except ItemError:
+            continue
+        if element in groups:
+            groups[element].append(item)
+            continue
+        groups[element] = [item]
+        if other is None or element not in other:
+            order.append(element)
+    return groups

@@ -1,0 +1,180 @@
+"""Field paths and sets of them, as structured-merge-diff's fieldpath package defines them.
+
+A path element is a tuple (kind, payload) so that Python's tuple order is SMD's order:
+field names < associative-list keys < set values < list indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .values import Frozen, freeze, thaw, to_string
+
+FIELD, KEY, VALUE, INDEX = range(4)
+
+PathElement = tuple[Any, ...]
+Path = tuple[PathElement, ...]
+
+
+def field(name: str) -> PathElement:
+    return (FIELD, name)
+
+
+def key(pairs: list[tuple[str, Any]]) -> PathElement:
+    """An associative-list item named by its key fields (sorted by name, stably)."""
+    ordered = sorted(((name, freeze(value)) for name, value in pairs), key=lambda pair: pair[0])
+    return (KEY, tuple(ordered))
+
+
+def value(item: Any) -> PathElement:
+    return (VALUE, freeze(item))
+
+
+def index(position: int) -> PathElement:
+    return (INDEX, position)
+
+
+def key_fields(element: PathElement) -> list[tuple[str, Any]]:
+    return [(name, thaw(frozen)) for name, frozen in element[1]]
+
+
+def element_string(element: PathElement) -> str:
+    """PathElement.String(): .name, [k=v,...], [=v] or [i]."""
+    kind, payload = element
+    if kind == FIELD:
+        return "." + payload
+    if kind == KEY:
+        return "[" + ",".join(f"{name}={to_string(thaw(frozen))}" for name, frozen in payload) + "]"
+    if kind == VALUE:
+        return f"[={to_string(thaw(payload))}]"
+    return f"[{payload}]"
+
+
+def path_string(path: Path) -> str:
+    return "".join(element_string(element) for element in path)
+
+
+def make_path(*parts: str | int) -> Path:
+    return tuple(field(part) if isinstance(part, str) else index(part) for part in parts)
+
+
+def frozen_value(element: PathElement) -> Frozen:
+    return element[1]
+
+
+class FieldSet:
+    """fieldpath.Set: members (leaf path elements) and children (sub-sets by path element).
+
+    Operations return new sets and may share unchanged children; only `insert` mutates."""
+
+    __slots__ = ("members", "children")
+
+    def __init__(self, *paths: Path) -> None:
+        self.members: set[PathElement] = set()
+        self.children: dict[PathElement, FieldSet] = {}
+        for path in paths:
+            self.insert(path)
+
+    def insert(self, path: Path) -> None:
+        if not path:
+            return
+        node = self
+        for element in path[:-1]:
+            node = node.descend(element)
+        node.members.add(path[-1])
+
+    def descend(self, element: PathElement) -> FieldSet:
+        child = self.children.get(element)
+        if child is None:
+            child = self.children[element] = FieldSet()
+        return child
+
+    def has(self, path: Path) -> bool:
+        if not path:
+            return False
+        node: FieldSet | None = self
+        for element in path[:-1]:
+            node = node.children.get(element) if node is not None else None
+        return node is not None and path[-1] in node.members
+
+    def with_prefix(self, element: PathElement) -> FieldSet:
+        return self.children.get(element) or FieldSet()
+
+    def empty(self) -> bool:
+        return not self.members and all(child.empty() for child in self.children.values())
+
+    def size(self) -> int:
+        return len(self.members) + sum(child.size() for child in self.children.values())
+
+    def union(self, other: FieldSet) -> FieldSet:
+        out = FieldSet()
+        out.members = self.members | other.members
+        out.children = dict(self.children)
+        for element, child in other.children.items():
+            mine = out.children.get(element)
+            out.children[element] = child if mine is None else mine.union(child)
+        return out
+
+    def intersection(self, other: FieldSet) -> FieldSet:
+        out = FieldSet()
+        out.members = self.members & other.members
+        for element, child in self.children.items():
+            theirs = other.children.get(element)
+            if theirs is not None:
+                both = child.intersection(theirs)
+                if not both.empty():
+                    out.children[element] = both
+        return out
+
+    def difference(self, other: FieldSet) -> FieldSet:
+        """Members of `other` are removed only at their own level, not with what lies under them."""
+        out = FieldSet()
+        out.members = self.members - other.members
+        for element, child in self.children.items():
+            theirs = other.children.get(element)
+            if theirs is None:
+                out.children[element] = child
+                continue
+            rest = child.difference(theirs)
+            if not rest.empty():
+                out.children[element] = rest
+        return out
+
+    def recursive_difference(self, other: FieldSet) -> FieldSet:
+        """Like difference, but a member of `other` also removes everything under it."""
+        out = FieldSet()
+        out.members = self.members - other.members
+        for element, child in self.children.items():
+            if element in other.members:
+                continue
+            theirs = other.children.get(element)
+            if theirs is None:
+                out.children[element] = child
+                continue
+            rest = child.recursive_difference(theirs)
+            if not rest.empty():
+                out.children[element] = rest
+        return out
+
+    def paths(self, prefix: Path = ()) -> Iterator[Path]:
+        """Set.Iterate: this level's members in order, then each child's paths in order."""
+        for element in sorted(self.members):
+            yield prefix + (element,)
+        for element in sorted(self.children):
+            yield from self.children[element].paths(prefix + (element,))
+
+    def map_children(self, fn: Callable[[PathElement, FieldSet], FieldSet]) -> FieldSet:
+        out = FieldSet()
+        out.members = set(self.members)
+        out.children = {element: fn(element, child) for element, child in self.children.items()}
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FieldSet):
+            return NotImplemented
+        return self.members == other.members and self.children == other.children
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "FieldSet(" + ", ".join(path_string(path) for path in self.paths()) + ")"

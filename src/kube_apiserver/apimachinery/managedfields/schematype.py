@@ -1,0 +1,217 @@
+"""How a position of an OpenAPI schema is typed for server-side apply.
+
+This mirrors kube-openapi's schemaconv (OpenAPI -> structured-merge-diff schema): an `Atom` says
+whether the position can hold a scalar, a list (atomic, set, or map keyed by some fields) and/or a
+map (atomic or granular, with declared fields). Positions without a schema are "deduced": maps are
+granular, lists atomic, scalars leaves. RawExtension is untyped and atomic throughout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..openapischema import Node
+from . import fieldpath
+from .fieldpath import PathElement
+
+RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+# Defaults of list-map key fields that the published v1.34 schemas carry but our schema source lacks
+# (ContainerPort.protocol and ServicePort.protocol: `+default="TCP"`).
+KEY_DEFAULTS = {"protocol": "TCP"}
+
+
+class Special(Enum):
+    DEDUCED = "deduced"  # no schema: granular maps of deduced, atomic lists, any scalar
+    UNTYPED = "untyped"  # atomic maps and lists, any scalar
+    QUANTITY = "quantity"  # any scalar only
+
+
+TypeRef = Node | Special
+DEDUCED = Special.DEDUCED
+UNTYPED = Special.UNTYPED
+
+
+@dataclass(frozen=True)
+class ListType:
+    relationship: str  # "atomic" | "set" | "map"
+    keys: tuple[str, ...]
+    item: TypeRef
+
+
+@dataclass(frozen=True)
+class MapType:
+    atomic: bool
+    owner: TypeRef
+
+    def field_type(self, name: str) -> TypeRef | None:
+        """The type of a member, or None when the schema does not declare it."""
+        return _field_type(self.owner, name)
+
+    def declares(self, name: str) -> bool:
+        return isinstance(self.owner, Node) and name in self.owner.properties()
+
+
+@dataclass(frozen=True)
+class Atom:
+    scalar: str | None  # "numeric" | "string" | "boolean" | "untyped"
+    list: ListType | None
+    map: MapType | None
+
+    def parts(self) -> tuple[bool, bool, bool]:
+        return (self.scalar is not None, self.list is not None, self.map is not None)
+
+
+def of_root(schema: Node | None) -> TypeRef:
+    return DEDUCED if schema is None else schema
+
+
+def resolve(ref: TypeRef) -> Atom:
+    if ref is DEDUCED:
+        return Atom("untyped", ListType("atomic", (), UNTYPED), MapType(False, DEDUCED))
+    if ref is UNTYPED:
+        return Atom("untyped", ListType("atomic", (), UNTYPED), MapType(True, UNTYPED))
+    if ref is Special.QUANTITY:
+        return Atom("untyped", None, None)
+    assert isinstance(ref, Node)
+    kind = ref.type
+    if kind == "object":
+        return Atom(None, None, _map_type(ref))
+    if kind == "array":
+        return Atom(None, _list_type(ref), None)
+    if kind in ("integer", "number"):
+        return Atom("numeric", None, None)
+    if kind == "boolean":
+        return Atom("boolean", None, None)
+    if kind == "string":
+        return Atom("string" if ref.schema.get("format", "") in ("", "byte") else "untyped", None, None)
+    if kind == "":
+        return Atom("untyped", _list_type(ref), _map_type(ref))
+    return Atom("untyped", None, None)
+
+
+def deduce(atom: Atom, value: Any) -> Atom:
+    """deduceAtom: narrows an atom to the part matching the value, when it has that part."""
+    if isinstance(value, dict):
+        return Atom(None, None, atom.map) if atom.map is not None else atom
+    if isinstance(value, list):
+        return Atom(None, atom.list, None) if atom.list is not None else atom
+    if isinstance(value, bool | int | float | str):
+        return Atom(atom.scalar, None, None) if atom.scalar is not None else atom
+    return atom
+
+
+def _map_type(node: Node) -> MapType:
+    return MapType(node.map_type == "atomic", node)
+
+
+def _list_type(node: Node) -> ListType:
+    item = _child(node.schema.get("items"), node) if "items" in node.schema else UNTYPED
+    list_type = node.list_type
+    if list_type == "map":
+        return ListType("map", tuple(node.list_map_keys), item)
+    if list_type == "set":
+        return ListType("set", (), item)
+    if list_type is not None:
+        return ListType("atomic", (), item)
+    if node.patch_strategy in ("merge", "merge,retainKeys"):
+        merge_key = node.patch_merge_key
+        return ListType("map", (merge_key,), item) if merge_key else ListType("set", (), item)
+    return ListType("atomic", (), item)
+
+
+def _field_type(owner: TypeRef, name: str) -> TypeRef | None:
+    if owner is DEDUCED:
+        return DEDUCED
+    if owner is UNTYPED or owner is Special.QUANTITY:
+        return UNTYPED
+    assert isinstance(owner, Node)
+    props = owner.properties()
+    if name in props:
+        return _child(props[name], owner)
+    extra = owner.schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        return _child(extra, owner)
+    if extra is True or owner.preserves_unknown_fields or not props:
+        return DEDUCED
+    return None  # an undeclared field of a struct
+
+
+def _child(raw: Any, parent: Node) -> TypeRef:
+    if not isinstance(raw, dict):
+        return UNTYPED
+    name = _ref_name(raw)
+    if name == RAW_EXTENSION:
+        return UNTYPED
+    if name == QUANTITY:
+        return Special.QUANTITY
+    node = Node.of(raw, parent.definitions)
+    return node if node is not None else UNTYPED
+
+
+def _ref_name(raw: dict[str, Any]) -> str:
+    ref = raw.get("$ref")
+    all_of = raw.get("allOf")
+    if not isinstance(ref, str) and isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+        ref = all_of[0].get("$ref")
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else ""
+
+
+# ---- list items as path elements ----
+
+class ItemError(ValueError):
+    pass
+
+
+def item_element(list_type: ListType, item: Any) -> PathElement:
+    """listItemToPathElement: an associative list's item by its keys (map) or its value (set)."""
+    if list_type.relationship == "map":
+        return _keyed(list_type, item)
+    if list_type.relationship == "set":
+        return _set_value(item)
+    raise ItemError("invalid indexing of non-associative list")
+
+
+def _keyed(list_type: ListType, item: Any) -> PathElement:
+    if item is None:
+        raise ItemError("associative list with keys may not have a null element")
+    if not isinstance(item, dict):
+        raise ItemError("associative list with keys may not have non-map elements")
+    pairs = []
+    for name in list_type.keys:
+        if name in item:
+            pairs.append((name, item[name]))
+            continue
+        default = _key_default(list_type.item, name)
+        if default is not None:
+            pairs.append((name, default))
+    if list_type.keys and not pairs:
+        quoted = " ".join(f'"{name}"' for name in list_type.keys)
+        raise ItemError(f"associative list with keys has an element that omits all key fields [{quoted}] "
+                        "(and doesn't have default values for any key fields)")
+    return fieldpath.key(pairs)
+
+
+def _key_default(item: TypeRef, name: str) -> Any:
+    if not isinstance(item, Node):
+        return None
+    raw = item.properties().get(name)
+    if isinstance(raw, dict) and raw.get("default") is not None:
+        return raw["default"]
+    if isinstance(raw, dict):
+        resolved = Node.of(raw, item.definitions)
+        if resolved is not None and resolved.schema.get("default") is not None:
+            return resolved.schema["default"]
+        return KEY_DEFAULTS.get(name)
+    return None
+
+
+def _set_value(item: Any) -> PathElement:
+    if isinstance(item, dict):
+        raise ItemError("associative list without keys has an element that's a map type")
+    if isinstance(item, list):
+        raise ItemError("not supported: associative list with lists as elements")
+    if item is None:
+        raise ItemError("associative list without keys has an element that's an explicit null")
+    return fieldpath.value(item)

@@ -1,0 +1,195 @@
+"""JSON values as structured-merge-diff orders, compares and prints them.
+
+A value is frozen into a hashable, totally ordered tuple whose order is SMD's value.Compare:
+numbers (ints and floats compare numerically) < strings < booleans < lists < maps < null."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+Frozen = tuple[Any, ...]
+
+NUMBER, STRING, BOOL, LIST, MAP, NULL = range(6)
+
+
+class _Absent:
+    """A field or item that is not there at all (SMD's nil Value), unlike JSON null."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Any = _Absent()
+
+
+def freeze(value: Any) -> Frozen:
+    if value is None:
+        return (NULL,)
+    if isinstance(value, bool):
+        return (BOOL, value)
+    if isinstance(value, int | float):
+        return (NUMBER, value)
+    if isinstance(value, str):
+        return (STRING, value)
+    if isinstance(value, list):
+        return (LIST, tuple(freeze(item) for item in value))
+    if isinstance(value, dict):
+        return (MAP, tuple(sorted((key, freeze(item)) for key, item in value.items())))
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def thaw(frozen: Frozen) -> Any:
+    tag = frozen[0]
+    if tag == NULL:
+        return None
+    if tag == LIST:
+        return [thaw(item) for item in frozen[1]]
+    if tag == MAP:
+        return {key: thaw(item) for key, item in frozen[1]}
+    return frozen[1]
+
+
+def equal(a: Any, b: Any) -> bool:
+    """value.Equals: deep equality where 1 == 1.0 but true != 1."""
+    if a is ABSENT or b is ABSENT:
+        return a is b
+    return freeze(a) == freeze(b)
+
+
+# ---- printing as Go does ----
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+               "\\": "\\\\", '"': '\\"'}
+
+
+def go_quote(text: str) -> str:
+    """strconv.Quote (Go's %q)."""
+    out = []
+    for char in text:
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable() or char == " ":
+            out.append(char)
+        elif ord(char) < 0x80:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _shortest(number: float) -> tuple[str, int]:
+    """The shortest round-tripping digits of |number| and its decimal point position (0.DIGITS x 10^point)."""
+    _, digits, exponent = Decimal(repr(abs(number))).as_tuple()
+    text = "".join(map(str, digits))
+    return text.rstrip("0") or "0", len(text) + int(exponent)
+
+
+def _exponent_form(sign: str, digits: str, point: int) -> str:
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    exp = point - 1
+    return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+
+
+def go_float(number: float) -> str:
+    """Go's %v of a float64: strconv 'g' with the shortest precision."""
+    if math.isinf(number):
+        return "+Inf" if number > 0 else "-Inf"
+    if math.isnan(number):
+        return "NaN"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    digits, point = _shortest(number)
+    if point - 1 < -4 or point - 1 >= 6:
+        return _exponent_form(sign, digits, point)
+    return sign + _fixed(digits, point)
+
+
+def _fixed(digits: str, point: int) -> str:
+    if point <= 0:
+        return "0." + "0" * -point + digits
+    if point >= len(digits):
+        return digits + "0" * (point - len(digits))
+    return digits[:point] + "." + digits[point:]
+
+
+def to_string(value: Any) -> str:
+    """value.ToString, used in path element names such as [name="nginx"]."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return go_float(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, list):
+        return "[" + ",".join(to_string(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "".join(f"{key}={to_string(item)}" for key, item in value.items())
+    return "{{undefined}}"
+
+
+# ---- JSON as SMD's json-iterator writes it (compatible with encoding/json, HTML-escaped) ----
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                 "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json_string(text: str) -> str:
+    out = []
+    for char in text:
+        escaped = _JSON_ESCAPES.get(char)
+        if escaped is not None:
+            out.append(escaped)
+        elif ord(char) < 0x20:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def go_json_float(number: float) -> str:
+    """encoding/json's float64: fixed notation unless the exponent is < -6 or >= 21."""
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    digits, point = _shortest(number)
+    if abs(number) < 1e-6 or abs(number) >= 1e21:
+        return _exponent_form(sign, digits, point)
+    return sign + _fixed(digits, point)
+
+
+def go_json(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return go_json_float(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return go_json_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = sorted(value.items())
+        return "{" + ",".join(f"{go_json_string(k)}:{go_json(v)}" for k, v in items) + "}"
+    raise TypeError(f"not a JSON value: {value!r}")
