@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.managedfields import FieldManager
 from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from ..registry import rest
 from ..registry.table import default_table_convertor
@@ -75,7 +76,10 @@ class APIGroupVersion:
             table = getattr(storage, "table", None) or default_table_convertor()
             info = storage.info
             schema = self.schemas.for_kind(info.group, info.version, info.kind)
-            scope = RequestScope(info, storage, table=table, schema=schema, **self.scope_options)
+            reset = getattr(getattr(storage, "strategy", None), "reset_fields", ())
+            manager = FieldManager(schema, info.api_version, kind=info.kind, reset_fields=reset)
+            scope = RequestScope(info, storage, table=table, schema=schema, field_manager=manager,
+                                 **self.scope_options)
             handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if isinstance(storage, iface)}
             routes[path] = ResourceRoutes(scope, handlers)
         return routes

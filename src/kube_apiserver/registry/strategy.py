@@ -27,9 +27,13 @@ class Strategy:
     name_validator = staticmethod(validation.name_is_dns_subdomain)
     # Fields a field selector may name besides metadata.name and metadata.namespace.
     selectable_fields: tuple[str, ...] = ()
+    # Fields this endpoint never changes (GetResetFields): not owned by whoever writes through it.
+    reset_fields: tuple[tuple[str, ...], ...] = ()
 
     def __init__(self, info: ResourceInfo):
         self.info = info
+        if self.has_status_subresource and not self.reset_fields:
+            self.reset_fields = (("status",),)
 
     def prepare_for_create(self, ctx: Context, obj: Object) -> None:
         if self.has_status_subresource:

@@ -36,6 +36,7 @@ class SubresourceStrategy(Strategy):
         self.name_validator = parent.name_validator
         self.tracks_generation = False
         self.has_status_subresource = False
+        self.reset_fields = (("spec",),)
 
     def prepare_for_update(self, ctx: Context, obj: Object, old: Object) -> None:
         merged = self.keep(obj, old)
@@ -57,6 +58,7 @@ class SubresourceREST:
         strategy = SubresourceStrategy(parent.strategy, keep)
         self.store = Store(self.info, strategy, parent.storage, parent.key_prefix, parent.table)
         self.store.should_delete_during_update = parent.should_delete_during_update  # type: ignore[method-assign]
+        self.strategy = strategy
         self.table = parent.table
 
     async def update(self, ctx: Context, name: str, obj_info: UpdatedObjectInfo,

@@ -171,4 +171,4 @@ def test_custom_resources_answer_415_to_strategic_merge_patch():
         asyncio.run(patch_resource(RequestScope(info, storage=None), req))
     assert (err.value.code, err.value.reason, err.value.message) == (
         415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types "
-        "include: application/json-patch+json, application/merge-patch+json")
+        "include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")

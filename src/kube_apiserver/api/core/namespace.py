@@ -40,6 +40,7 @@ def set_defaults(obj: Object) -> None:
 class NamespaceStrategy(Strategy):
     name_validator = staticmethod(validation.name_is_dns_label)
     selectable_fields = ("status.phase",)
+    reset_fields = (("status",),)
 
     def prepare_for_create(self, ctx: Context, obj: Object) -> None:
         super().prepare_for_create(ctx, obj)

@@ -6,18 +6,19 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ...apimachinery import errors, fieldvalidation, patch, serializer, strategicpatch
+from ...apimachinery import errors, field, fieldvalidation, patch, serializer, strategicpatch
 from ...apimachinery.field import go_json
 from ...apimachinery.openapischema import Node
 from ...registry.context import Context
 from ...registry.rest import UpdatedObjectInfo
 from ..http import Request, Response
+from . import apply
 from .responses import write_object
 from .scope import RequestScope, write_options
 from .update import admission_hooks
 
 Object = dict[str, Any]
-PATCH_TYPES = [serializer.JSON_PATCH, serializer.MERGE_PATCH, serializer.STRATEGIC_MERGE_PATCH]
+PATCH_TYPES = [serializer.JSON_PATCH, serializer.MERGE_PATCH, serializer.STRATEGIC_MERGE_PATCH, serializer.APPLY_PATCH]
 
 
 def _apply(patch_type: str, current: Object, body: Any, schema: Node | None) -> tuple[Object, Callable[[], str]]:
@@ -40,7 +41,9 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
     if patch_type == serializer.STRATEGIC_MERGE_PATCH and scope.schema is None:
         # As for custom resources: without patch strategies there is no strategic merge patch.
         raise errors.unsupported_media_type(patch_type, [t for t in PATCH_TYPES if t != patch_type])
-    dry_run = write_options(req, "PatchOptions")
+    dry_run = write_options(req, "PatchOptions", _patch_option_errors(req, patch_type))
+    if patch_type == serializer.APPLY_PATCH:
+        return await apply.apply_patch(scope, req, dry_run)
     ctx = scope.context(req, dry_run)
     name = req.info.name
     raw = await req.body()
@@ -56,11 +59,22 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
         patched, shown = _apply(patch_type, old, body, scope.schema)
         check_fields(patched, shown)
         _check_patched(patched, scope, name, ctx.namespace)
-        return patched
+        return scope.track(req, old, patched)
 
     info = UpdatedObjectInfo(name, apply_patch, [admit])
     out, _ = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
     return write_object(req, scope, 200, out)
+
+
+def _patch_option_errors(req: Request, patch_type: str) -> list[field.FieldError]:
+    """The checks of ValidatePatchOptions that depend on the patch type."""
+    if patch_type != serializer.APPLY_PATCH:
+        if "force" in req.query:
+            return [field.forbidden(field.Path("force"), "may not be specified for non-apply patch")]
+        return []
+    if not req.param("fieldManager"):
+        return [field.required(field.Path("fieldManager"), "is required for apply patch")]
+    return []
 
 
 def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: bytes, body: Any,

@@ -9,6 +9,7 @@ from typing import Any
 from ...admission.interfaces import Attributes, Chain
 from ...apimachinery import errors
 from ...apimachinery import field as fielderr
+from ...apimachinery.managedfields import FieldManager
 from ...apimachinery.openapischema import Node
 from ...registry.context import ANONYMOUS, Context
 from ...registry.rest import ResourceInfo
@@ -27,6 +28,18 @@ class RequestScope:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # The kind's OpenAPI schema (None: no schema known, e.g. preserve-unknown-fields resources).
     schema: Node | None = None
+    # Records managedFields on every write and performs server-side apply.
+    field_manager: FieldManager | None = None
+
+    def manager_name(self, req: Request) -> str:
+        """fieldManager, else the User-Agent's product (k8s prefixFromUserAgent)."""
+        return req.param("fieldManager") or req.headers.get("user-agent", "").split("/", 1)[0][:128] or "unknown"
+
+    def track(self, req: Request, live: Any, new: Any) -> Any:
+        """`new` with an Update by this request's manager recorded in its managedFields."""
+        if self.field_manager is None or not isinstance(new, dict):
+            return new
+        return self.field_manager.update(live, new, self.manager_name(req), self.info.subresource)
 
     def context(self, req: Request, dry_run: bool = False) -> Context:
         namespace = req.info.namespace if self.info.namespaced else ""
@@ -42,10 +55,10 @@ DRY_RUN_VALUES = ("All",)
 FIELD_VALIDATION_VALUES = ("Ignore", "Warn", "Strict")
 
 
-def write_options(req: Request, kind: str) -> bool:
+def write_options(req: Request, kind: str, extra: fielderr.ErrorList | None = None) -> bool:
     """Validates the query options of a write (CreateOptions, UpdateOptions, PatchOptions,
     DeleteOptions) as Kubernetes does; returns whether it is a dry run."""
-    errs: fielderr.ErrorList = []
+    errs: fielderr.ErrorList = list(extra or [])
     dry_run = req.query.get("dryRun", [])
     for value in dry_run:
         if value not in DRY_RUN_VALUES:

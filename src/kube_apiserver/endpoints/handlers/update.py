@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ...admission.interfaces import UPDATE
 from ...apimachinery import errors
 from ...registry.context import Context
@@ -44,8 +46,8 @@ async def update(scope: RequestScope, req: Request) -> Response:
         raise errors.bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
     admit, validate_create, validate_update = admission_hooks(scope, req, name)
 
-    async def replace(_ctx: Context, _old: Object | None) -> Object:
-        return _copy(obj)
+    async def replace(_ctx: Context, old: Object | None) -> Object:
+        return scope.track(req, old, _copy(obj))
 
     info = UpdatedObjectInfo(name, replace, [admit])
     out, created = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
@@ -53,5 +55,4 @@ async def update(scope: RequestScope, req: Request) -> Response:
 
 
 def _copy(obj: Object) -> Object:
-    import orjson
     return orjson.loads(orjson.dumps(obj))
