@@ -43,7 +43,8 @@ def test_updates_are_recorded(server):
     r = server.request("POST", f"{CM}?fieldManager=creator", {"metadata": {"name": "ssa-c"}, "data": {"x": "1"}})
     entry = r.json()["metadata"]["managedFields"][0]
     assert (entry["manager"], entry["operation"]) == ("creator", "Update") and entry["time"].endswith("Z")
-    ua = server.request("POST", CM, {"metadata": {"name": "ssa-d"}}, {"User-Agent": "my-operator/1.2 (linux)"})
+    ua = server.request("POST", CM, {"metadata": {"name": "ssa-d"}, "data": {"y": "1"}},
+                        {"User-Agent": "my-operator/1.2 (linux)"})
     assert ua.json()["metadata"]["managedFields"][0]["manager"] == "my-operator"
 
 
