@@ -100,11 +100,12 @@ def test_patch_strict_unknown_field_is_invalid(server):
 
 
 def test_strategic_patch_merges_finalizers_and_owner_references(server):
-    owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "uid-1"}
+    # Owners of kinds not served here: the garbage collector leaves such references alone.
+    owner = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "owner", "uid": "uid-1"}
     body = cm("fv-smp")
     body["metadata"].update(finalizers=["example.com/a", "example.com/b"], ownerReferences=[owner])
     server.request("POST", CM, body)
-    second = {"apiVersion": "v1", "kind": "Secret", "name": "other", "uid": "uid-2"}
+    second = {"apiVersion": "example.com/v1", "kind": "Gadget", "name": "other", "uid": "uid-2"}
     patch = {"metadata": {"finalizers": ["example.com/c", "example.com/a"],
                           "ownerReferences": [second, {"uid": "uid-1", "name": "renamed"}]}}
     r = server.request("PATCH", f"{CM}/fv-smp", patch, SMP)

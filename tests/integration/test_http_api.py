@@ -6,6 +6,8 @@ import json
 
 import yaml
 
+from conftest import Server
+
 CM = "/api/v1/namespaces/default/configmaps"
 
 
@@ -117,7 +119,16 @@ def test_authentication(server):
     assert server.request("GET", "/api", token=None).status == 401
 
 
-def test_namespace_lifecycle(server):
+def test_namespace_lifecycle(tmp_path):
+    """Without the namespace controller: the API alone (Terminating, refusals, /finalize)."""
+    server = Server(str(tmp_path), ["--controllers=*,-namespace"]).start()
+    try:
+        namespace_lifecycle(server)
+    finally:
+        server.stop()
+
+
+def namespace_lifecycle(server):
     missing = server.request("POST", "/api/v1/namespaces/nowhere/configmaps", cm("x"))
     assert missing.status == 404
     assert missing.json()["details"] == {"name": "nowhere", "kind": "namespaces"}

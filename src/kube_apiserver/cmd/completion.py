@@ -13,6 +13,7 @@ from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cmd import validation
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
+from kube_apiserver.controllers.manager import unknown_controllers
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
 from kube_apiserver.server.options.authentication import BuiltInAuthenticationOptions
@@ -41,6 +42,7 @@ class CompletedOptions:
     allow_privileged: bool
     event_ttl: float
     enable_aggregator_routing: bool
+    controllers: list[str]
     service_node_port_range: PortRange
     service_ip_ranges: ServiceIPRanges
     completion_errors: list[str] = field(default_factory=list)
@@ -104,6 +106,7 @@ class CompletedOptions:
         errors += self.authorization.validate()
         errors += self.admission.validate()
         errors += self.api_enablement.validate()
+        errors += [f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)]
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
         errors += validation.validate_public_ip_service_cluster_ip_range_ip_families(
             self.service_ip_ranges, self.generic.advertise_address
@@ -160,6 +163,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         allow_privileged=s.allow_privileged,
         event_ttl=s.event_ttl,
         enable_aggregator_routing=s.enable_aggregator_routing,
+        controllers=list(s.controllers),
         service_node_port_range=s.service_node_port_range,
         service_ip_ranges=ranges,
         completion_errors=list(ranges.errors),

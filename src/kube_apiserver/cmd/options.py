@@ -59,6 +59,8 @@ class ServerRunOptions:
     allow_privileged: bool = False
     event_ttl: float = 3600.0
     enable_aggregator_routing: bool = False
+    # Not a kube-apiserver flag: the kube-controller-manager controllers this server embeds.
+    controllers: list[str] = field(default_factory=lambda: ["*"])
     service_cluster_ip_ranges: str = ""
     service_node_port_range: PortRange = DEFAULT_SERVICE_NODE_PORT_RANGE
     # "Global" section.
@@ -93,6 +95,14 @@ class ServerRunOptions:
             "If true, allow privileged containers. [default=false]",
         )
         fs.duration_var(self, "event_ttl", "event-ttl", "Amount of time to retain events.")
+        fs.string_slice_var(
+            self,
+            "controllers",
+            "controllers",
+            "Embedded kube-controller-manager controllers to run (not a kube-apiserver flag). '*' enables all "
+            "on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller "
+            "named 'foo'. All controllers: garbagecollector, namespace. Disabled-by-default controllers: none.",
+        )
         fs.bool_var(
             self,
             "enable_aggregator_routing",

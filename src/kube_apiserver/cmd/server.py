@@ -94,7 +94,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     factory = StorageFactory(store, opts.etcd.enable_watch_cache)
     generic.destroy_functions.insert(0, factory.stop)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
-                        opts.api_server_service_ip or "", host, opts.secure_port)
+                        opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers)
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file)
     return ServerConfig(generic.complete(), extra, serving, admin_token)
 

@@ -3,9 +3,10 @@ controller (k8s pkg/controlplane/instance.go)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..api import core
+from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
@@ -20,6 +21,7 @@ class ExtraConfig:
     api_server_service_ip: str = "10.0.0.1"
     advertise_address: str = "127.0.0.1"
     secure_port: int = 6443
+    controllers: list[str] = field(default_factory=lambda: ["*"])
 
 
 class Instance:
@@ -32,6 +34,9 @@ class Instance:
         namespaces = SystemNamespacesController(self.generic_api_server.restful)
         self.generic_api_server.add_post_start_hook("start-system-namespaces-controller", namespaces.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-system-namespaces-controller", namespaces.stop)
+        controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions)
+        self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
+        self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
 
     async def _storage_check(self) -> None:
         await self.extra.storage.store.current_revision()

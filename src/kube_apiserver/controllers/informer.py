@@ -1,0 +1,95 @@
+"""Informers: a list-and-watch loop per resource that keeps going (re-watching from the last
+resourceVersion, relisting after an error) and hands every change to a handler."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..apimachinery import errors
+from ..registry.context import Context, UserInfo
+from ..registry.options import ListQuery
+from ..storage.interface import BOOKMARK, ERROR
+
+log = logging.getLogger("kube_apiserver.controllers")
+Object = dict[str, Any]
+Handler = Callable[["Resource", str, Object], Awaitable[None]]
+CONTROLLER_USER = UserInfo("system:kube-controller-manager", groups=("system:masters",))
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A served resource and its registry storage."""
+
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespaced: bool
+    store: Any
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def context(self, namespace: str = "") -> Context:
+        return Context(namespace if self.namespaced else "", CONTROLLER_USER)
+
+
+class Informer:
+    def __init__(self, resource: Resource, handler: Handler):
+        self.resource = resource
+        self.handler = handler
+        self.synced = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        resource_version = ""
+        while True:
+            try:
+                resource_version = await self._watch(resource_version)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - keep watching; the next pass relists
+                log.exception("informer for %s failed", self.resource.resource)
+                resource_version = ""
+                await asyncio.sleep(1)
+
+    async def _watch(self, resource_version: str) -> str:
+        """Watches from `resource_version` ("": the current state first) until the stream ends."""
+        query = ListQuery(resource_version=resource_version or "0", allow_watch_bookmarks=True,
+                          timeout_seconds=300)
+        watcher = await self.resource.store.watch(self.resource.context(), query)
+        if not resource_version:
+            self.synced.set()  # the initial events are queued before anything newer
+        try:
+            async for event in watcher:
+                if event.type == ERROR:
+                    code = event.object.get("code") if isinstance(event.object, dict) else None
+                    log.info("watch of %s ended with %s; relisting", self.resource.resource, code)
+                    return ""
+                resource_version = event.object["metadata"]["resourceVersion"]
+                if event.type != BOOKMARK:
+                    await self._handle(event.type, event.object)
+        finally:
+            await watcher.stop()
+        return resource_version
+
+    async def _handle(self, event_type: str, obj: Object) -> None:
+        try:
+            await self.handler(self.resource, event_type, obj)
+        except errors.StatusError as err:
+            log.info("%s %s: %s", self.resource.resource, obj["metadata"].get("name"), err.message)

@@ -1,0 +1,63 @@
+"""Which embedded controllers run (--controllers, with kube-controller-manager's syntax: `*` for the
+defaults, `name` to enable, `-name` to disable), started after the server is up."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .garbagecollector import GarbageCollector
+from .informer import Resource
+from .namespace import NamespaceController
+
+log = logging.getLogger("kube_apiserver.controllers")
+DEFAULT_CONTROLLERS = ("garbagecollector", "namespace")
+KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
+
+
+def enabled(names: list[str], controller: str) -> bool:
+    if f"-{controller}" in names:
+        return False
+    return controller in names or ("*" in names and controller in DEFAULT_CONTROLLERS)
+
+
+def unknown_controllers(names: list[str]) -> list[str]:
+    return [n for n in names if n != "*" and n.lstrip("-") not in KNOWN_CONTROLLERS]
+
+
+def served_resources(group_versions: dict[tuple[str, str], dict[str, Any]]) -> list[Resource]:
+    """Every main resource that can be listed, watched and deleted."""
+    resources = []
+    for (group, version), routes in group_versions.items():
+        for path, route in routes.items():
+            verbs = set(route.handlers)
+            if "/" in path or not {"list", "watch", "delete", "update"} <= verbs:
+                continue
+            info = route.scope.info
+            resources.append(Resource(group, version, info.resource, info.kind, info.namespaced, route.scope.storage))
+    return resources
+
+
+class ControllerManager:
+    def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]]):
+        self.names = names
+        self.group_versions = group_versions
+        self.running: list[Any] = []
+
+    async def start(self) -> None:
+        resources = served_resources(self.group_versions)
+        core = self.group_versions.get(("", "v1"), {})
+        if enabled(self.names, "garbagecollector"):
+            self.running.append(GarbageCollector(resources))
+        if enabled(self.names, "namespace") and "namespaces/finalize" in core:
+            namespaces = next(r for r in resources if r.resource == "namespaces" and not r.group)
+            self.running.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
+                                                    core["namespaces/finalize"].scope.storage, resources))
+        for controller in self.running:
+            await controller.start()
+            log.info("Started %s controller", controller.name)
+
+    async def stop(self) -> None:
+        for controller in self.running:
+            await controller.stop()
+        self.running = []

@@ -1,0 +1,77 @@
+"""The embedded garbage collector and namespace controller, driven by kubectl."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("kubectl_available")
+
+
+def owned(server, owner: str, child: str, block: bool = True) -> None:
+    server.kubectl("create", "cm", owner)
+    uid = server.kubectl("get", "cm", owner, "-o", "jsonpath={.metadata.uid}").stdout
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": owner, "uid": uid, "blockOwnerDeletion": block}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": child, "ownerReferences": [ref]}}
+    assert server.request("POST", "/api/v1/namespaces/default/configmaps", body).status == 201
+
+
+def gone(server, name: str, timeout: float = 10) -> bool:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if server.request("GET", f"/api/v1/namespaces/default/configmaps/{name}").status == 404:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_cascade_orphan_keeps_dependents_without_the_reference(server):
+    owned(server, "gc-o1", "gc-c1")
+    server.kubectl("delete", "cm", "gc-o1", "--cascade=orphan", timeout=30)
+    child = server.request("GET", "/api/v1/namespaces/default/configmaps/gc-c1").json()
+    assert "ownerReferences" not in child["metadata"]
+    assert gone(server, "gc-o1", 1)
+
+
+def test_cascade_foreground_deletes_dependents_first(server):
+    owned(server, "gc-o2", "gc-c2")
+    server.kubectl("delete", "cm", "gc-o2", "--cascade=foreground", timeout=30)
+    assert gone(server, "gc-c2", 1) and gone(server, "gc-o2", 1)
+
+
+def test_cascade_background_collects_dependents(server):
+    owned(server, "gc-o3", "gc-c3", block=False)
+    server.kubectl("delete", "cm", "gc-o3", timeout=30)
+    assert gone(server, "gc-c3")
+
+
+def test_deleting_a_namespace_empties_it(server):
+    server.kubectl("create", "ns", "emptied")
+    server.kubectl("-n", "emptied", "create", "cm", "a")
+    server.kubectl("-n", "emptied", "create", "secret", "generic", "b", "--from-literal=k=v")
+    server.kubectl("delete", "ns", "emptied", timeout=60)
+    assert server.request("GET", "/api/v1/namespaces/emptied").status == 404
+
+
+def test_namespace_waits_for_finalizers_and_says_so(server):
+    server.kubectl("create", "ns", "stuck")
+    held = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held", "finalizers": ["example.com/x"]}}
+    server.request("POST", "/api/v1/namespaces/stuck/configmaps", held)
+    server.kubectl("delete", "ns", "stuck", "--wait=false")
+    deadline = time.time() + 10
+    conditions: list[dict] = []
+    while time.time() < deadline and not conditions:
+        ns = server.request("GET", "/api/v1/namespaces/stuck").json()
+        conditions = [c for c in ns["status"].get("conditions", []) if c["type"] == "NamespaceContentRemaining"]
+        time.sleep(0.1)
+    assert conditions and conditions[0]["message"] == "Some resources are remaining: configmaps has 1 resource instances"
+    assert ns["status"]["phase"] == "Terminating"
+    patch = json.dumps({"metadata": {"finalizers": None}})
+    server.request("PATCH", "/api/v1/namespaces/stuck/configmaps/held", patch,
+                   {"Content-Type": "application/merge-patch+json"})
+    deadline = time.time() + 10
+    while time.time() < deadline and server.request("GET", "/api/v1/namespaces/stuck").status != 404:
+        time.sleep(0.1)
+    assert server.request("GET", "/api/v1/namespaces/stuck").status == 404
