@@ -138,7 +138,7 @@ class ObjectStore:
         current = await self.kv.current_revision()
         if not revision and requested > current:
             raise TooLargeResourceVersionError(requested, current)
-        items, next_key, read_at = await self._read_pages(start, end, revision, opts)
+        items, next_key, read_at = await self._read_pages(key_prefix, start, end, revision, opts)
         result = ListResult(items, read_at)
         if next_key is not None:
             result.continue_token = continue_token.encode(next_key, key_prefix, read_at)
@@ -147,7 +147,7 @@ class ObjectStore:
                 result.remaining_item_count = remaining
         return result
 
-    async def _read_pages(self, start: str, end: str, revision: int, opts: ListOptions,
+    async def _read_pages(self, key_prefix: str, start: str, end: str, revision: int, opts: ListOptions,
                           ) -> tuple[list[Object], str | None, int]:
         """Reads until `limit` objects matched or the range is done; returns the next key if not done."""
         items: list[Object] = []
@@ -158,7 +158,7 @@ class ObjectStore:
                 page = await self.kv.range(start, end, revision, limit)
             except CompactedError:
                 if opts.continue_token:
-                    token = continue_token.encode(start, "", -1)
+                    token = continue_token.encode(start, key_prefix, -1)
                     raise ExpiredError(INCONSISTENT_CONTINUE, token) from None
                 raise ExpiredError(EXPIRED_LIST) from None
             except FutureRevisionError as err:
