@@ -13,9 +13,10 @@ VERBOSITY = 3
 
 
 def with_httplog(handler: Handler) -> Handler:
+    if not logs.V(VERBOSITY):
+        return handler  # decided once, when the chain is built
+
     async def logging_requests(req: Request) -> Response:
-        if not logs.V(VERBOSITY):
-            return await handler(req)
 
         def write(code: int, seconds: float) -> None:
             uri = req.path + (f"?{req.query_string.decode('latin-1')}" if req.query_string else "")

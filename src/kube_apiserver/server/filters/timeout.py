@@ -25,7 +25,8 @@ def with_timeout(handler: Handler, timeout: float) -> Handler:
         if requested:
             seconds = min(timeout, _duration(requested) or timeout)
         try:
-            return await asyncio.wait_for(handler(req), seconds)
+            async with asyncio.timeout(seconds):  # no task per request, unlike wait_for
+                return await handler(req)
         except TimeoutError:
             raise errors.timeout("request did not complete within requested timeout - context deadline "
                                  "exceeded") from None
