@@ -264,3 +264,31 @@ LabelSelectorRequirement: key=1:string operator=2:string values=3:string[]
 """)
 for _version in ("v1", "meta.k8s.io/v1"):
     register_kind(_version, "DeleteOptions")
+
+
+# ---- writing the wire format ----
+
+def encode_varint(value: int) -> bytes:
+    """A varint; negative numbers as their 64-bit two's complement (int64 fields)."""
+    value &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def varint_field(number: int, value: int) -> bytes:
+    """A varint field (wire type 0): int32, int64, bool, enum."""
+    return encode_varint(number << 3) + encode_varint(value)
+
+
+def bytes_field(number: int, data: bytes) -> bytes:
+    """A length-delimited field (wire type 2): string, bytes, an embedded message."""
+    return encode_varint(number << 3 | 2) + encode_varint(len(data)) + data
+
+
+def double_field(number: int, value: float) -> bytes:
+    """A 64-bit field (wire type 1) holding a double."""
+    return encode_varint(number << 3 | 1) + struct.pack("<d", value)

@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 from dataclasses import dataclass
+from typing import Any
 
 from .. import version
 from ..admission.interfaces import Chain
@@ -22,6 +23,7 @@ from ..authentication.request import (
     UnionAuthenticator,
 )
 from ..authentication.token_file import StaticTokenAuthenticator
+from ..authentication.x509 import X509Authenticator
 from ..authorization.authorizer import new_authorizer
 from ..controlplane.instance import ExtraConfig, new_instance
 from ..registry.context import UserInfo
@@ -63,7 +65,10 @@ def new_authenticator(opts: CompletedOptions, admin_token: str) -> UnionAuthenti
     authn = opts.authentication
     paths = PUBLIC_PATHS if authn.anonymous_public_paths_only else None
     anonymous = AnonymousAuthenticator(paths) if authn.anonymous else None
-    return UnionAuthenticator([BearerTokenAuthenticator(tokens)], anonymous)
+    authenticators: list[Any] = [BearerTokenAuthenticator(tokens)]
+    if authn.client_ca_file:
+        authenticators.insert(0, X509Authenticator())  # kube-apiserver asks x509 first
+    return UnionAuthenticator(authenticators, anonymous)
 
 
 async def new_config(opts: CompletedOptions) -> ServerConfig:
@@ -95,7 +100,8 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     generic.destroy_functions.insert(0, factory.stop)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers)
-    serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file)
+    serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
+                                client_ca_file=opts.authentication.client_ca_file)
     return ServerConfig(generic.complete(), extra, serving, admin_token)
 
 

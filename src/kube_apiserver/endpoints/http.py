@@ -11,10 +11,11 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 class Request:
     __slots__ = ("method", "path", "query_string", "headers", "_receive", "_body", "_query", "info", "user",
-                 "values", "remote_addr", "disconnected")
+                 "values", "remote_addr", "disconnected", "client_cert")
 
     def __init__(self, method: str, path: str, query_string: bytes, headers: dict[str, str],
-                 receive: Receive | None = None, body: bytes | None = None, remote_addr: str = ""):
+                 receive: Receive | None = None, body: bytes | None = None, remote_addr: str = "",
+                 client_cert: bytes | None = None):
         self.method = method
         self.path = path
         self.query_string = query_string
@@ -27,6 +28,7 @@ class Request:
         self.values: dict[str, Any] = {}
         self.remote_addr = remote_addr
         self.disconnected = False
+        self.client_cert = client_cert  # the verified client certificate (DER), if one was presented
 
     @property
     def query(self) -> dict[str, list[str]]:

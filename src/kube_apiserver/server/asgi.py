@@ -33,8 +33,9 @@ class ASGIApp:
         if scope["type"] != "http":
             return
         client = scope.get("client")
+        chain = ((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_chain") or [None]
         req = Request(scope["method"], scope["path"], scope.get("query_string", b""), _headers(scope), receive,
-                      remote_addr=client[0] if client else "")
+                      remote_addr=client[0] if client else "", client_cert=chain[0])
         self.inflight += 1
         try:
             await self._answer(req, scope, receive, send)

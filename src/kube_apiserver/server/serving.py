@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from ..endpoints.http import Handler
 from .asgi import ASGIApp
@@ -28,6 +29,7 @@ class SecureServingInfo:
     cert_file: str
     key_file: str
     min_tls_version: str = "VersionTLS12"
+    client_ca_file: str = ""  # when set, clients may present certificates signed by it
 
     def listen(self) -> socket.socket:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
@@ -37,6 +39,19 @@ class SecureServingInfo:
         sock.listen(2048)
         sock.setblocking(False)
         return sock
+
+
+class _TLSScopeProtocol(HttpToolsProtocol):
+    """httptools protocol that adds the ASGI TLS extension: the verified client certificate (DER).
+    It relies on uvicorn's protocol internals (self.scope, self.transport): covered by the x509 tests."""
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        ssl_object = self.transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            der = ssl_object.getpeercert(binary_form=True)
+            self.scope["extensions"] = {"tls": {"client_cert_chain": [der] if der else [],
+                                                "tls_version": ssl_object.version()}}
 
 
 class _Server(uvicorn.Server):
@@ -77,6 +92,10 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
                             timeout_keep_alive=KEEP_ALIVE_SECONDS,
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
                             date_header=True)
+    if info.client_ca_file:
+        config.http = _TLSScopeProtocol
+        config.ssl_ca_certs = info.client_ca_file
+        config.ssl_cert_reqs = ssl.CERT_OPTIONAL
     config.ssl_ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20"
     config.ssl_version = ssl.PROTOCOL_TLS_SERVER
     server = _Server(config)
