@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import yaml
 
@@ -216,3 +217,22 @@ def test_table_output(server):
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Data", "Age"]
     assert table["rows"][0]["cells"][:2] == ["tabled", 1]
     assert table["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+
+
+def test_events_expire_after_event_ttl(tmp_path):
+    server = Server(str(tmp_path), ["--event-ttl=1s"]).start()
+    try:
+        event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "short-lived"}, "reason": "Test",
+                 "involvedObject": {"kind": "ConfigMap", "name": "x", "namespace": "default"}}
+        assert server.request("POST", "/api/v1/namespaces/default/events", event).status == 201
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if server.request("GET", "/api/v1/namespaces/default/events/short-lived").status == 404:
+                break
+            time.sleep(0.2)
+        assert server.request("GET", "/api/v1/namespaces/default/events/short-lived").status == 404
+        assert server.request("POST", CM, cm("kept")).status == 201
+        time.sleep(1.5)
+        assert server.request("GET", f"{CM}/kept").status == 200  # only events carry the TTL
+    finally:
+        server.stop()

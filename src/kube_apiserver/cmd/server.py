@@ -16,6 +16,7 @@ from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.openapischema import SchemaSource
+from ..apimachinery.wait import Periodic
 from ..authentication.request import (
     PUBLIC_PATHS,
     AnonymousAuthenticator,
@@ -95,14 +96,19 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     )
     compactor = Compactor(kv, opts.etcd.compaction_interval)
     compactor.start()
-    generic.destroy_functions.extend([compactor.stop, kv.close])
-    factory = StorageFactory(store, opts.etcd.enable_watch_cache)
+    leases = Periodic("lease expiry", LEASE_CHECK_SECONDS, kv.expire_leases)
+    leases.start()
+    generic.destroy_functions.extend([compactor.stop, leases.stop, kv.close])
+    factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl)
     generic.destroy_functions.insert(0, factory.stop)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers)
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 client_ca_file=opts.authentication.client_ca_file)
     return ServerConfig(generic.complete(), extra, serving, admin_token)
+
+
+LEASE_CHECK_SECONDS = 1.0
 
 
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:

@@ -15,6 +15,7 @@ Named message {name=1, value=2:T}."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -158,9 +159,14 @@ WRAPPERS: dict[str, Callable[[Any], bytes]] = {
 
 # ---- fields ----
 
+NOT_YAML_PRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
 def yaml_text(value: Any) -> str:
-    """The YAML text of a value as `Any.yaml` holds it: JSON's flow style, which YAML parsers read."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": ")) + "\n"
+    """The YAML text of a value as `Any.yaml` holds it: JSON's flow style, which YAML parsers read
+    (characters YAML does not print raw, or reads as line breaks, escaped)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 def _any(value: Any) -> bytes:
@@ -198,8 +204,7 @@ def _repeated_item(number: int, kind: str, value: Any) -> bytes:
 
 def _named(number: int, kind: str, name: str, value: Any) -> bytes:
     """A Named* entry {name=1, value=2} of a map-like message."""
-    inner = bytes_field(1, name.encode()) if name else b""
-    return bytes_field(number, inner + (_repeated_item(2, kind, value) if kind == "string" else _scalar(2, kind, value)))
+    return bytes_field(number, _scalar(1, "string", name) + _scalar(2, kind, value))
 
 
 def encode(message: str, value: Any) -> bytes:

@@ -98,7 +98,7 @@ class Store:
                 if ctx.dry_run:
                     await self._check_absent(key, meta["name"])
                     return obj
-                return await self.storage.create(key, obj)
+                return await self.storage.create(key, obj, self.strategy.ttl(obj))
             except storage.KeyExistsError as err:
                 last = err
         raise self.interpret(last, meta["name"])
@@ -133,7 +133,7 @@ class Store:
         try:
             if ctx.dry_run:
                 return await self._dry_run_update(ctx, key, try_update), created
-            out = await self.storage.guaranteed_update(key, try_update, ignore_not_found=True)
+            out = await self.storage.guaranteed_update(key, try_update, ignore_not_found=True, ttl=self.strategy.ttl)
         except storage.StorageError as err:
             raise self.interpret(err, name) from None
         if self.should_delete_during_update(out):

@@ -59,6 +59,10 @@ class Strategy:
     def canonicalize(self, obj: Object) -> None:
         pass
 
+    def ttl(self, obj: Object) -> float:
+        """Seconds the object lives after each write (k8s Store.TTLFunc); 0: until deleted."""
+        return 0
+
     def field_set(self, obj: Object) -> dict[str, str]:
         """The fields a field selector can match (k8s GetAttrs)."""
         meta = obj.get("metadata") or {}

@@ -17,6 +17,7 @@ from ..endpoints.discovery import GroupVersionDiscovery
 from ..endpoints.handlers.responses import write_status_error
 from ..endpoints.http import Handler, Request, Response
 from ..endpoints.installer import APIGroupVersion
+from ..endpoints.openapi_v2 import OpenAPIV2Service
 from . import healthz
 from .api_group_info import APIGroupInfo
 from .config import CompletedConfig
@@ -136,6 +137,7 @@ class GenericAPIServer:
         mux.handle("/metrics", metrics_handler(self.config.metrics))
         mux.handle("/openapi/v3", self.config.openapi.serve_root)
         mux.handle_prefix("/openapi/v3/", self.config.openapi.serve_document)
+        mux.handle("/openapi/v2", OpenAPIV2Service(self.config.openapi).serve)
         mux.handle("/", self._index)
         return PreparedGenericAPIServer(self)
 

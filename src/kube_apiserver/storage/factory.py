@@ -9,9 +9,10 @@ from .objectstore import ObjectStore
 
 
 class StorageFactory:
-    def __init__(self, store: ObjectStore, watch_cache: bool = True):
+    def __init__(self, store: ObjectStore, watch_cache: bool = True, event_ttl: float = 3600.0):
         self.store = store
         self.watch_cache = watch_cache
+        self.event_ttl = event_ttl  # --event-ttl: how long an event lives after its last write
         self.cachers: dict[str, Cacher] = {}
 
     def for_resource(self, key_prefix: str) -> Interface:

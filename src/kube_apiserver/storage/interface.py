@@ -105,6 +105,7 @@ class WatchEvent:
 
 
 UpdateFunc = Callable[[Object], Awaitable[Object]]
+TTLFunc = Callable[[Object], float]  # seconds an object lives after a write (0: forever)
 DeleteValidation = Callable[[Object], Awaitable[None]]
 
 
@@ -118,7 +119,7 @@ class Watcher(Protocol):
 
 
 class Interface(Protocol):
-    async def create(self, key: str, obj: Object) -> Object: ...
+    async def create(self, key: str, obj: Object, ttl: float = 0) -> Object: ...
 
     async def get(self, key: str) -> Object: ...
 
@@ -126,7 +127,7 @@ class Interface(Protocol):
 
     async def guaranteed_update(self, key: str, try_update: UpdateFunc,
                                 preconditions: Preconditions | None = None,
-                                ignore_not_found: bool = False) -> Object: ...
+                                ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object: ...
 
     async def delete(self, key: str, preconditions: Preconditions | None = None,
                      validate_deletion: DeleteValidation | None = None) -> Object: ...

@@ -28,6 +28,7 @@ from .interface import (
     Preconditions,
     Predicate,
     TooLargeResourceVersionError,
+    TTLFunc,
     UpdateFunc,
     WatchEvent,
 )
@@ -64,11 +65,11 @@ class ObjectStore:
     def __init__(self, kv: KV):
         self.kv = kv
 
-    async def create(self, key: str, obj: Object) -> Object:
+    async def create(self, key: str, obj: Object, ttl: float = 0) -> Object:
         if (obj.get("metadata") or {}).get("resourceVersion"):
             raise ValueError("resourceVersion should not be set on objects to be created")
         value = encode(obj)
-        result = await self.kv.create(key, value)
+        result = await self.kv.create(key, value, ttl)
         if not result.succeeded:
             raise KeyExistsError(key)
         return decode(value, result.revision)
@@ -87,7 +88,7 @@ class ObjectStore:
 
     async def guaranteed_update(self, key: str, try_update: UpdateFunc,
                                 preconditions: Preconditions | None = None,
-                                ignore_not_found: bool = False) -> Object:
+                                ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object:
         current = await self.kv.get(key)
         while True:
             if current is None and not ignore_not_found:
@@ -97,12 +98,13 @@ class ObjectStore:
                 preconditions.check(key, existing)
             updated = await try_update(existing)
             value = encode(updated)
+            seconds = ttl(updated) if ttl is not None else 0
             if current is None:
-                result = await self.kv.create(key, value)
+                result = await self.kv.create(key, value, seconds)
             elif value == current.value:
                 return existing  # nothing changed: no new revision, as in Kubernetes
             else:
-                result = await self.kv.update(key, value, current.mod_revision)
+                result = await self.kv.update(key, value, current.mod_revision, seconds)
             if result.succeeded:
                 return decode(value, result.revision)
             current = result.current if result.current is not None else await self.kv.get(key)

@@ -206,3 +206,32 @@ async def test_compactor_compacts_to_the_previous_interval(store, kv):
     with pytest.raises(ExpiredError):
         await store.watch("/r/c/", str(first_rv - 1))
     assert [o["metadata"]["name"] for o in (await store.get_list("/r/c/", ListOptions())).items] == ["a"]
+
+
+@run
+async def test_leases_expire_keys_and_every_write_renews_them(store, kv):
+    await store.create("/r/ttl/a", cm("a"), ttl=0.2)
+    await store.create("/r/ttl/b", cm("b"), ttl=0.2)
+    await store.create("/r/ttl/c", cm("c"))
+    watcher = await store.watch("/r/ttl/", str(await kv.current_revision()))
+
+    async def touch(cur):
+        cur["data"]["k"] = "touched"
+        return cur
+
+    await asyncio.sleep(0.1)
+    await store.guaranteed_update("/r/ttl/b", touch, ttl=lambda obj: 5)  # renewed
+    await asyncio.sleep(0.15)
+    assert await kv.expire_leases() == 1
+    names = [o["metadata"]["name"] for o in (await store.get_list("/r/ttl/", ListOptions())).items]
+    assert names == ["b", "c"]
+    events = [await anext(watcher) for _ in range(2)]
+    assert [(e.type, e.object["metadata"]["name"]) for e in events] == [("MODIFIED", "b"), ("DELETED", "a")]
+    await store.guaranteed_update("/r/ttl/b", lambda cur: _set(cur, "again"), ttl=None)
+    assert await kv.expire_leases() == 0  # a write without a lease dropped it
+    await watcher.stop()
+
+
+async def _set(cur, value):
+    cur["data"]["k"] = value
+    return cur

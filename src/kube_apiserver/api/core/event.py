@@ -21,6 +21,10 @@ SELECTABLE = ("involvedObject.kind", "involvedObject.namespace", "involvedObject
 
 class EventStrategy(Strategy):
     selectable_fields = SELECTABLE
+    event_ttl = 3600.0
+
+    def ttl(self, obj: Object) -> float:
+        return self.event_ttl
 
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
         errs = super().validate(ctx, obj)
@@ -71,4 +75,6 @@ TABLE = TableConvertor((
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:
-    return {"events": Store(INFO, EventStrategy(INFO), storage, "/registry/events", TABLE)}
+    strategy = EventStrategy(INFO)
+    strategy.event_ttl = getattr(storage, "event_ttl", strategy.event_ttl)
+    return {"events": Store(INFO, strategy, storage, "/registry/events", TABLE)}

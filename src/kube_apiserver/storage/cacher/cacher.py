@@ -18,6 +18,7 @@ from ..interface import (
     Preconditions,
     Predicate,
     TooLargeResourceVersionError,
+    TTLFunc,
     UpdateFunc,
 )
 from ..objectstore import ObjectStore
@@ -138,15 +139,15 @@ class Cacher:
 
     # ---- everything else goes to the store ----
 
-    async def create(self, key: str, obj: Object) -> Object:
-        return await self.store.create(key, obj)
+    async def create(self, key: str, obj: Object, ttl: float = 0) -> Object:
+        return await self.store.create(key, obj, ttl)
 
     async def get(self, key: str) -> Object:
         return await self.store.get(key)
 
     async def guaranteed_update(self, key: str, try_update: UpdateFunc, preconditions: Preconditions | None = None,
-                                ignore_not_found: bool = False) -> Object:
-        return await self.store.guaranteed_update(key, try_update, preconditions, ignore_not_found)
+                                ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object:
+        return await self.store.guaranteed_update(key, try_update, preconditions, ignore_not_found, ttl)
 
     async def delete(self, key: str, preconditions: Preconditions | None = None,
                      validate_deletion: DeleteValidation | None = None) -> Object:

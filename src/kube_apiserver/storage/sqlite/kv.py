@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ class _Op:
     value: bytes
     expected: int
     future: asyncio.Future[TxnResult]
+    ttl: float = 0.0  # seconds; 0: no lease
 
 
 @dataclass(slots=True, eq=False)
@@ -75,20 +77,21 @@ class SQLiteKV:
 
     # ---- writes (group commit) ----
 
-    async def create(self, key: str, value: bytes) -> TxnResult:
-        return await self._submit(CREATE, key, value, 0)
+    async def create(self, key: str, value: bytes, ttl: float = 0) -> TxnResult:
+        return await self._submit(CREATE, key, value, 0, ttl)
 
-    async def update(self, key: str, value: bytes, expected_mod_revision: int) -> TxnResult:
-        return await self._submit(UPDATE, key, value, expected_mod_revision)
+    async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
+        return await self._submit(UPDATE, key, value, expected_mod_revision, ttl)
 
     async def delete(self, key: str, expected_mod_revision: int) -> TxnResult:
         return await self._submit(REMOVE, key, b"", expected_mod_revision)
 
-    def _submit(self, kind: int, key: str, value: bytes, expected: int) -> asyncio.Future[TxnResult]:
+    def _submit(self, kind: int, key: str, value: bytes, expected: int, ttl: float = 0,
+                ) -> asyncio.Future[TxnResult]:
         if self._closed:
             raise RuntimeError("storage is closed")
         future: asyncio.Future[TxnResult] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Op(kind, key, value, expected, future))
+        self._pending.append(_Op(kind, key, value, expected, future, ttl))
         self._wakeup.set()
         return future
 
@@ -117,6 +120,7 @@ class SQLiteKV:
 
     def _commit(self, batch: list[_Op], revision: int) -> tuple[list[TxnResult], list[KVEvent], int]:
         cur = self._write_conn.cursor()
+        now = time.time()
         cur.execute("BEGIN IMMEDIATE")
         try:
             results: list[TxnResult] = []
@@ -127,6 +131,7 @@ class SQLiteKV:
                 if event is not None:
                     revision += 1
                     events.append(event)
+                    self._lease(cur, op, now)
                 results.append(result if event is None else TxnResult(True, revision, None))
             cur.execute(schema.SET_REVISION, (revision,))
             cur.execute("COMMIT")
@@ -134,6 +139,24 @@ class SQLiteKV:
             cur.execute("ROLLBACK")
             raise
         return results, events, revision
+
+    @staticmethod
+    def _lease(cur: sqlite3.Cursor, op: _Op, now: float) -> None:
+        """Every write sets the key's lease anew (or drops it), as a put with or without a lease does."""
+        if op.kind != REMOVE and op.ttl > 0:
+            cur.execute(schema.UPSERT_LEASE, (op.key, now + op.ttl))
+        else:
+            cur.execute(schema.DELETE_LEASE, (op.key,))
+
+    async def expire_leases(self) -> int:
+        """Deletes every key whose lease has expired; watchers see DELETED events. Returns how many."""
+        loop = asyncio.get_running_loop()
+        rows = await loop.run_in_executor(self._reader, self._expired, time.time())
+        results = await asyncio.gather(*(self.delete(key, rev) for key, rev in rows))
+        return sum(1 for r in results if r.succeeded)
+
+    def _expired(self, now: float) -> list[tuple[str, int]]:
+        return self._read_conn.execute(schema.EXPIRED_LEASES, (now,)).fetchall()
 
     @staticmethod
     def _apply(cur: sqlite3.Cursor, op: _Op, current: KeyValue | None, rev: int,

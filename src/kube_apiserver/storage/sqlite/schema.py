@@ -24,6 +24,9 @@ TABLES = (
         create_rev INTEGER NOT NULL,
         value BLOB NOT NULL) WITHOUT ROWID""",
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    # etcd leases, per key: a key whose lease expires is deleted (events carry --event-ttl).
+    "CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, expires REAL NOT NULL) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS leases_expires ON leases (expires)",
     "INSERT OR IGNORE INTO meta (name, value) VALUES ('revision', 1), ('compacted', 0)",
 )
 
@@ -54,3 +57,9 @@ HISTORY = """
 COMPACT = """
     DELETE FROM log WHERE rev <= ?1 AND (deleted = 1 OR EXISTS (
         SELECT 1 FROM log n WHERE n.key = log.key AND n.rev > log.rev AND n.rev <= ?1))"""
+
+UPSERT_LEASE = ("INSERT INTO leases (key, expires) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET expires = excluded.expires")
+DELETE_LEASE = "DELETE FROM leases WHERE key = ?"
+EXPIRED_LEASES = ("SELECT l.key, c.rev FROM leases l JOIN current c ON c.key = l.key WHERE l.expires <= ? "
+                  "ORDER BY l.expires LIMIT 1000")
