@@ -10,6 +10,7 @@ import shutil
 import ssl
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,7 +81,15 @@ class Server:
             config = yaml.safe_load(f)
         self.token = config["users"][0]["user"]["token"]
         self.port = int(config["clusters"][0]["cluster"]["server"].rsplit(":", 1)[1])
+        self.wait_ready()
         return self
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        """Until /readyz passes: every post-start hook (system namespaces, priority classes...) has run."""
+        deadline = time.time() + timeout
+        while self.request("GET", "/readyz").status != 200:
+            assert time.time() < deadline, "server did not become ready"
+            time.sleep(0.05)
 
     def stop(self) -> None:
         if self._loop and self._stop:

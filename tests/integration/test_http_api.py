@@ -187,7 +187,12 @@ def test_discovery(server):
                                                 "update", "watch"]
     assert resources["namespaces/status"]["verbs"] == ["get", "patch", "update"]
     assert resources["namespaces/finalize"]["verbs"] == ["update"]
-    assert server.request("GET", "/apis").json() == {"kind": "APIGroupList", "apiVersion": "v1", "groups": []}
+    scheduling = {"name": "scheduling.k8s.io", "versions": [{"groupVersion": "scheduling.k8s.io/v1", "version": "v1"}],
+                  "preferredVersion": {"groupVersion": "scheduling.k8s.io/v1", "version": "v1"}}
+    assert server.request("GET", "/apis").json() == {"kind": "APIGroupList", "apiVersion": "v1",
+                                                     "groups": [scheduling]}
+    assert server.request("GET", "/apis/scheduling.k8s.io").json() == {"kind": "APIGroup", "apiVersion": "v1",
+                                                                       **scheduling}
     accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     agg = server.request("GET", "/api", headers={"Accept": accept})
     assert agg.headers["content-type"] == accept

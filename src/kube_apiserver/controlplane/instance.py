@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..api import core
+from ..api import core, scheduling
 from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
 from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
+
+# The named groups, in the order discovery lists them.
+GROUPS = (scheduling,)
 
 
 @dataclass
@@ -29,6 +32,11 @@ class Instance:
         self.generic_api_server = generic.new("kube-apiserver", delegate)
         self.extra = extra
         self.generic_api_server.install_legacy_api_group(core.new_api_group_info(extra.storage))
+        self.generic_api_server.install_api_groups(*(group.new_api_group_info(extra.storage) for group in GROUPS))
+        priority_classes = self.generic_api_server.restful.group_versions[(scheduling.GROUP, "v1")]
+        self.generic_api_server.add_post_start_hook(
+            "scheduling/bootstrap-system-priority-classes",
+            lambda: scheduling.bootstrap_system_priority_classes(priority_classes["priorityclasses"].scope.storage))
         self.generic_api_server.add_health_checks(HealthChecker("etcd", self._storage_check),
                                                   HealthChecker("log", _log_check))
         namespaces = SystemNamespacesController(self.generic_api_server.restful)

@@ -27,9 +27,9 @@ Doc = dict[str, Any]
 DEFINITIONS = "#/definitions/"
 SCHEMA_KEYS = frozenset({
     "$ref", "additionalProperties", "allOf", "default", "description", "enum", "example", "exclusiveMaximum",
-    "exclusiveMinimum", "externalDocs", "format", "items", "maxItems", "maxLength", "maxProperties", "maximum",
-    "minItems", "minLength", "minProperties", "minimum", "multipleOf", "pattern", "properties", "readOnly",
-    "required", "title", "type", "uniqueItems", "xml"})
+    "exclusiveMinimum", "externalDocs", "format", "items", "maxItems", "maxLength", "maxProperties",
+    "maximum", "minItems", "minLength", "minProperties", "minimum", "multipleOf", "pattern", "properties",
+    "readOnly", "required", "title", "type", "uniqueItems", "xml"})
 TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array"})
 PARAMETER_KEYS = ("type", "format", "items", "collectionFormat", "default", "maximum", "exclusiveMaximum",
                   "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
@@ -50,8 +50,8 @@ def _referenced_name(schema: Doc) -> str | None:
     """The definition a schema refers to: `$ref`, or v3's `allOf: [{$ref}]` with siblings."""
     ref = schema.get("$ref")
     all_of = schema.get("allOf")
-    if not isinstance(ref, str) and isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-        ref = all_of[0].get("$ref")
+    if not isinstance(ref, str) and isinstance(all_of, list) and len(all_of) == 1:
+        ref = all_of[0].get("$ref") if isinstance(all_of[0], dict) else None
     return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
 
 
@@ -62,7 +62,9 @@ def _reference(schema: Doc, name: str, known: frozenset[str]) -> Doc:
 
 
 def _type(value: Any) -> str | None:
-    types = [value] if isinstance(value, str) else [t for t in value if t != "null"] if isinstance(value, list) else []
+    if isinstance(value, str):
+        return value if value in TYPES else None
+    types = [t for t in value if t != "null"] if isinstance(value, list) else []
     return types[0] if len(types) == 1 and types[0] in TYPES else None
 
 
@@ -77,15 +79,17 @@ def schema_v2(schema: Any, known: frozenset[str]) -> Doc:
     for key, value in schema.items():
         if key == "properties" and isinstance(value, dict):
             out[key] = {prop: schema_v2(sub, known) for prop, sub in value.items()}
+        elif key == "items" and isinstance(value, list):
+            out[key] = [schema_v2(s, known) for s in value]
         elif key == "items":
-            out[key] = [schema_v2(s, known) for s in value] if isinstance(value, list) else schema_v2(value, known)
+            out[key] = schema_v2(value, known)
         elif key == "additionalProperties":
             out[key] = value if isinstance(value, bool) else schema_v2(value, known)
         elif key == "allOf" and isinstance(value, list):
             out[key] = [schema_v2(s, known) for s in value]
         elif key == "type":
-            if _type(value) is not None:
-                out[key] = _type(value)
+            if (kind := _type(value)) is not None:
+                out[key] = kind
         elif key in SCHEMA_KEYS or key.startswith("x-"):
             out[key] = value
     if out.get("type") == "array" and "items" not in out:
@@ -112,28 +116,31 @@ def _response_v2(response: Doc, known: frozenset[str]) -> Doc:
     return out
 
 
+def _body_parameter(body: Doc, known: frozenset[str]) -> Doc:
+    """v3's requestBody as v2's `in: body` parameter (one schema for every content type)."""
+    content = body.get("content") or {}
+    schema = next((c.get("schema") for c in content.values() if isinstance(c, dict)), None) or {}
+    return {"name": "body", "in": "body", "required": bool(body.get("required")),
+            "schema": schema_v2(schema, known)}
+
+
 def _operation_v2(op: Doc, known: frozenset[str]) -> Doc:
     out: Doc = {}
     params = [_parameter_v2(p) for p in op.get("parameters", [])]
-    body = op.get("requestBody")
-    if isinstance(body, dict):
-        content = body.get("content") or {}
-        out["consumes"] = list(content)
-        schema = next((c.get("schema") for c in content.values() if isinstance(c, dict)), None) or {}
-        params.insert(0, {"name": "body", "in": "body", "required": bool(body.get("required")),
-                          "schema": schema_v2(schema, known)})
+    if isinstance(body := op.get("requestBody"), dict):
+        out["consumes"] = list(body.get("content") or {})
+        params.insert(0, _body_parameter(body, known))
     responses = op.get("responses") or {}
     out["produces"] = sorted({t for r in responses.values() for t in (r.get("content") or {})}) or [JSON]
     out["schemes"] = ["https"]
     for key, value in op.items():
         if key == "responses":
             out[key] = {code: _response_v2(r, known) for code, r in value.items()}
-        elif key == "parameters" or key == "requestBody":
-            out["parameters"] = params
+        elif key in ("parameters", "requestBody"):
+            if params:
+                out["parameters"] = params
         elif key not in ("callbacks", "servers"):
             out[key] = value
-    if params and "parameters" not in out:
-        out["parameters"] = params
     return out
 
 
@@ -142,7 +149,7 @@ def _path_item_v2(item: Doc, known: frozenset[str]) -> Doc:
     for key, value in item.items():
         if key in METHODS:
             out[key] = _operation_v2(value, known)
-        elif key == "parameters":
+        elif key == "parameters" and value:
             out[key] = [_parameter_v2(p) for p in value]
         elif key.startswith("x-"):
             out[key] = value
@@ -151,7 +158,8 @@ def _path_item_v2(item: Doc, known: frozenset[str]) -> Doc:
 
 def swagger_document(service: OpenAPIService) -> Doc:
     """The Swagger 2.0 document of every installed group version."""
-    documents = [group_version_document(*gv, service.schemas) for _, gv in sorted(service.group_versions.items())]
+    group_versions = sorted(service.group_versions.items())
+    documents = [group_version_document(*gv, service.schemas) for _, gv in group_versions]
     schemas: Doc = {}
     for doc in documents:
         schemas.update(doc["components"]["schemas"])
@@ -239,7 +247,8 @@ class OpenAPIV2Service:
         since = req.headers.get("if-modified-since")
         if not since:
             return False
+        parse = email.utils.parsedate_to_datetime
         try:
-            return email.utils.parsedate_to_datetime(since) >= email.utils.parsedate_to_datetime(self.last_modified)
+            return parse(since) >= parse(self.last_modified)
         except (TypeError, ValueError):
             return False

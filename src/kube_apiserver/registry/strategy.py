@@ -59,6 +59,10 @@ class Strategy:
     def canonicalize(self, obj: Object) -> None:
         pass
 
+    def default(self, obj: Object) -> None:
+        """The type's defaults (k8s SetDefaults_*), applied to every object a request sends, before
+        admission: created, replaced, patched or applied."""
+
     def ttl(self, obj: Object) -> float:
         """Seconds the object lives after each write (k8s Store.TTLFunc); 0: until deleted."""
         return 0

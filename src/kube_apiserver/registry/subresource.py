@@ -43,6 +43,9 @@ class SubresourceStrategy(Strategy):
         obj.clear()
         obj.update(merged)
 
+    def default(self, obj: Object) -> None:
+        self.parent.default(obj)
+
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
         return self.parent.validate(ctx, obj)
 

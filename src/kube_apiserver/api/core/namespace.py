@@ -42,6 +42,9 @@ class NamespaceStrategy(Strategy):
     selectable_fields = ("status.phase",)
     reset_fields = (("status",),)
 
+    def default(self, obj: Object) -> None:
+        set_defaults(obj)
+
     def prepare_for_create(self, ctx: Context, obj: Object) -> None:
         super().prepare_for_create(ctx, obj)
         obj["status"] = {"phase": "Active"}

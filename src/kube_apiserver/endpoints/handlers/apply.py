@@ -45,6 +45,7 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
             obj = scope.field_manager.apply(live, config, manager, force, scope.info.subresource)
         except ApplyConflict as conflict:
             raise conflict.status_error(scope.info.kind, scope.info.group, name) from None
+        scope.default(obj)
         meta = obj.setdefault("metadata", {})
         if meta.get("name", name) != name:
             raise errors.bad_request(f"the name of the object ({meta.get('name')}) does not match the name on the "

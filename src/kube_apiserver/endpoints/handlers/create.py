@@ -15,7 +15,7 @@ async def create(scope: RequestScope, req: Request) -> Response:
     ctx = scope.context(req, dry_run)
     obj = await decode_object(req, scope)
     ensure_namespace(obj, scope, ctx.namespace)
-    obj = scope.track(req, None, obj)
+    obj = scope.track(req, None, scope.default(obj))
     name = obj["metadata"].get("name", "")
     attrs = scope.attributes(req, CREATE, obj, None, name, ctx)
     await scope.admission.admit(attrs)

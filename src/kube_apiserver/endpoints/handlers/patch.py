@@ -59,7 +59,7 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
         patched, shown = _apply(patch_type, old, body, scope.schema)
         check_fields(patched, shown)
         _check_patched(patched, scope, name, ctx.namespace)
-        return scope.track(req, old, patched)
+        return scope.track(req, old, scope.default(patched))
 
     info = UpdatedObjectInfo(name, apply_patch, [admit])
     out, _ = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})

@@ -35,6 +35,13 @@ class RequestScope:
         """fieldManager, else the User-Agent's product (k8s prefixFromUserAgent)."""
         return req.param("fieldManager") or req.headers.get("user-agent", "").split("/", 1)[0][:128] or "unknown"
 
+    def default(self, obj: Any) -> Any:
+        """`obj` with its type's defaults (the strategy's), as decoding gives them in Kubernetes."""
+        strategy = getattr(self.storage, "strategy", None)
+        if strategy is not None and isinstance(obj, dict):
+            strategy.default(obj)
+        return obj
+
     def track(self, req: Request, live: Any, new: Any) -> Any:
         """`new` with an Update by this request's manager recorded in its managedFields."""
         if self.field_manager is None or not isinstance(new, dict):

@@ -47,7 +47,7 @@ async def update(scope: RequestScope, req: Request) -> Response:
     admit, validate_create, validate_update = admission_hooks(scope, req, name)
 
     async def replace(_ctx: Context, old: Object | None) -> Object:
-        return scope.track(req, old, _copy(obj))
+        return scope.track(req, old, scope.default(_copy(obj)))
 
     info = UpdatedObjectInfo(name, replace, [admit])
     out, created = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})

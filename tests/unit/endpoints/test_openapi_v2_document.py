@@ -30,6 +30,7 @@ from kube_apiserver.endpoints.openapi_v2_proto import encode, encode_document
 
 SCHEMAS = SchemaSource(schemas.definitions, schemas.schema_name)
 PROTO_ACCEPT = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+GVK = {"group": "", "kind": "ConfigMap", "version": "v1"}
 
 # ---- an independent reader of the messages (field numbers from gnostic's OpenAPIv2.proto) ----
 # number -> (json key, kind). Kinds: s, b, i, d scalars; any (Any.yaml); [k] repeated; a message name.
@@ -45,9 +46,9 @@ READER: dict[str, dict[int, tuple[str, str]]] = {
     "PathItem": {2: ("get", "Operation"), 3: ("put", "Operation"), 4: ("post", "Operation"),
                  5: ("delete", "Operation"), 8: ("patch", "Operation"), 9: ("parameters", "[ParametersItem]"),
                  10: ("x", "x")},
-    "Operation": {1: ("tags", "[s]"), 3: ("description", "s"), 5: ("operationId", "s"), 6: ("produces", "[s]"),
-                  7: ("consumes", "[s]"), 8: ("parameters", "[ParametersItem]"), 9: ("responses", "Responses"),
-                  10: ("schemes", "[s]"), 13: ("x", "x")},
+    "Operation": {1: ("tags", "[s]"), 3: ("description", "s"), 5: ("operationId", "s"),
+                  6: ("produces", "[s]"), 7: ("consumes", "[s]"), 8: ("parameters", "[ParametersItem]"),
+                  9: ("responses", "Responses"), 10: ("schemes", "[s]"), 13: ("x", "x")},
     "ParametersItem": {1: ("=", "Parameter")},
     "Parameter": {1: ("=", "BodyParameter"), 2: ("=", "NonBodyParameter")},
     "BodyParameter": {1: ("description", "s"), 2: ("name", "s"), 3: ("in", "s"), 4: ("required", "b"),
@@ -154,8 +155,9 @@ ALL = ("get", "list", "create", "update", "patch", "delete", "deletecollection")
 
 def core_service() -> OpenAPIService:
     service = OpenAPIService(SCHEMAS)
+    status = route("Namespace", ("get", "update", "patch"), False, "status")
     service.add("", "v1", {"configmaps": route("ConfigMap", ALL), "namespaces": route("Namespace", ALL, False),
-                           "namespaces/status": route("Namespace", ("get", "update", "patch"), False, "status")})
+                           "namespaces/status": status})
     return service
 
 
@@ -200,7 +202,7 @@ def test_path_parameters_carry_their_type(document: dict[str, Any]) -> None:
 
 def test_definitions_reference_in_v2_form(document: dict[str, Any]) -> None:
     config_map = document["definitions"]["io.k8s.api.core.v1.ConfigMap"]
-    assert config_map["x-kubernetes-group-version-kind"] == [{"group": "", "kind": "ConfigMap", "version": "v1"}]
+    assert config_map["x-kubernetes-group-version-kind"] == [GVK]
     metadata = config_map["properties"]["metadata"]
     assert metadata["$ref"] == "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
     assert set(metadata) == {"$ref", "description"}
