@@ -130,6 +130,11 @@ def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:
     return APIGroupInfo(GROUP, {"v1": {"priorityclasses": store}})
 
 
+def post_start_hooks(group_versions: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+    store = group_versions[(GROUP, "v1")]["priorityclasses"].scope.storage
+    return {"scheduling/bootstrap-system-priority-classes": lambda: bootstrap_system_priority_classes(store)}
+
+
 async def bootstrap_system_priority_classes(store: Store) -> None:
     """The post-start hook scheduling/bootstrap-system-priority-classes."""
     ctx = Context(user=UserInfo("system:apiserver", groups=("system:masters",)))

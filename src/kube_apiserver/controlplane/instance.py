@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..api import core, scheduling
+from ..api import core
+from ..api.groups import installed_groups
 from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
 from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
-
-# The named groups, in the order discovery lists them.
-GROUPS = (scheduling,)
 
 
 @dataclass
@@ -32,11 +30,12 @@ class Instance:
         self.generic_api_server = generic.new("kube-apiserver", delegate)
         self.extra = extra
         self.generic_api_server.install_legacy_api_group(core.new_api_group_info(extra.storage))
-        self.generic_api_server.install_api_groups(*(group.new_api_group_info(extra.storage) for group in GROUPS))
-        priority_classes = self.generic_api_server.restful.group_versions[(scheduling.GROUP, "v1")]
-        self.generic_api_server.add_post_start_hook(
-            "scheduling/bootstrap-system-priority-classes",
-            lambda: scheduling.bootstrap_system_priority_classes(priority_classes["priorityclasses"].scope.storage))
+        groups = installed_groups()
+        self.generic_api_server.install_api_groups(*(group.new_api_group_info(extra.storage) for group in groups))
+        for group in groups:
+            hooks = getattr(group, "post_start_hooks", None)
+            for hook_name, hook in (hooks(self.generic_api_server.restful.group_versions) if hooks else {}).items():
+                self.generic_api_server.add_post_start_hook(hook_name, hook)
         self.generic_api_server.add_health_checks(HealthChecker("etcd", self._storage_check),
                                                   HealthChecker("log", _log_check))
         namespaces = SystemNamespacesController(self.generic_api_server.restful)
