@@ -84,6 +84,8 @@ def keep_finalizers(new: Object, old: Object) -> Object:
 
 
 class NamespaceREST(Store):
+    # Namespaces have no deletecollection in Kubernetes (its namespace REST does not expose it).
+    delete_collection = None  # type: ignore[assignment]
     def should_delete_during_update(self, obj: Object) -> bool:
         return not (obj.get("spec") or {}).get("finalizers") and super().should_delete_during_update(obj)
 
