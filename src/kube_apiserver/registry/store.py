@@ -3,10 +3,10 @@ resource on top of storage.Interface, with the resource's strategy deciding what
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from ..apimachinery import errors, field
-from ..apimachinery.meta import now_rfc3339
 from ..storage import interface as storage
 from ..storage.factory import StorageFactory
 from .context import Context
@@ -193,23 +193,48 @@ class Store:
             raise self.interpret(err, name) from None
         if delete_validation is not None:
             await delete_validation(ctx, existing)
+        grace = self._grace_period(existing, options)
+        if grace == PENDING:
+            return existing, False  # a graceful deletion is under way; only a shorter period changes it
         finalizers = deletion_finalizers(existing, options)
-        if finalizers:
-            return await self._mark_for_deletion(ctx, key, name, finalizers, preconditions), False
+        if grace or finalizers:
+            return await self._mark_for_deletion(ctx, key, name, finalizers, preconditions, grace), False
         if ctx.dry_run:
             return self._deleted_answer(existing), True
         return await self._delete_now(ctx, key, name, existing, preconditions), True
 
+    def _grace_period(self, obj: Object, options: DeleteOptions) -> int | str:
+        """rest.BeforeDelete: the grace period to wait (0: none), or PENDING when a graceful deletion
+        already under way stays as it is."""
+        if options.grace_period_seconds is not None and options.grace_period_seconds < 0:
+            options.grace_period_seconds = 1  # negative values mean 1s on the delete path
+        meta = obj["metadata"]
+        if meta.get("deletionTimestamp"):
+            current = meta.get("deletionGracePeriodSeconds")
+            if not current:
+                return 0
+            shorter = options.grace_period_seconds
+            return shorter if shorter is not None and shorter < current else PENDING
+        if not self.strategy.check_graceful_delete(obj, options):
+            return 0
+        return options.grace_period_seconds or 0
+
     async def _mark_for_deletion(self, ctx: Context, key: str, name: str, finalizers: list[str],
-                                 preconditions: storage.Preconditions) -> Object:
-        """Finalizers pending: set deletionTimestamp (once) and the propagation finalizers; the removal
-        of the last finalizer deletes the object (k8s Store.updateForGracefulDeletionAndFinalizers)."""
+                                 preconditions: storage.Preconditions, grace: int = 0) -> Object:
+        """Set deletionTimestamp (now + the grace period) and the finalizers; the end of the grace period
+        (a delete with gracePeriodSeconds=0, by the kubelet) or the removal of the last finalizer
+        deletes the object (k8s Store.updateForGracefulDeletionAndFinalizers)."""
 
         async def mark(current: Object) -> Object:
             meta = current["metadata"]
-            meta.setdefault("deletionTimestamp", now_rfc3339())
-            meta.setdefault("deletionGracePeriodSeconds", 0)
+            if grace or not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = _after(grace)
+                meta["deletionGracePeriodSeconds"] = grace
+                if grace and meta.get("generation"):
+                    meta["generation"] += 1
             meta["finalizers"] = deletion_finalizers(current, None, finalizers)
+            if not meta["finalizers"]:
+                del meta["finalizers"]
             return current
 
         if ctx.dry_run:
@@ -283,6 +308,14 @@ class Store:
             deleted.append(item)
         listed["items"] = deleted
         return listed
+
+
+PENDING = "pending"
+
+
+def _after(seconds: int) -> str:
+    when = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=seconds)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 ORPHAN = "orphan"

@@ -59,6 +59,12 @@ class Strategy:
     def canonicalize(self, obj: Object) -> None:
         pass
 
+    def check_graceful_delete(self, obj: Object, options: Any) -> bool:
+        """RESTGracefulDeleteStrategy.CheckGracefulDelete: whether deletion waits a grace period; may set
+        options.grace_period_seconds (pods: their terminationGracePeriodSeconds when bound to a node).
+        Most resources are deleted at once."""
+        return False
+
     def default(self, obj: Object) -> None:
         """The type's defaults (k8s SetDefaults_*), applied to every object a request sends, before
         admission: created, replaced, patched or applied."""
