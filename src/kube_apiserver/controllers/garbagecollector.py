@@ -9,7 +9,6 @@ Absence of an owner is always confirmed against the store, never assumed from th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import defaultdict
 from typing import Any
@@ -18,7 +17,7 @@ from ..apimachinery import errors
 from ..registry.options import DeleteOptions
 from ..registry.rest import UpdatedObjectInfo
 from ..registry.store import FOREGROUND, ORPHAN
-from .informer import Informer, Resource
+from .informer import Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -39,7 +38,7 @@ class Node:
         self.finalizers: list[str] = list(meta.get("finalizers") or [])
 
 
-class GarbageCollector:
+class GarbageCollector(InformerController):
     name = "garbagecollector"
 
     def __init__(self, resources: list[Resource]):
@@ -49,20 +48,6 @@ class GarbageCollector:
         self.dependents: dict[str, set[str]] = defaultdict(set)
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.informers = [Informer(r, self._observe) for r in resources]
-        self._worker: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        for informer in self.informers:
-            informer.start()
-        self._worker = asyncio.get_running_loop().create_task(self._work())
-
-    async def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-        for informer in self.informers:
-            await informer.stop()
 
     # ---- the graph ----
 

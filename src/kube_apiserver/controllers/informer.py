@@ -93,3 +93,26 @@ class Informer:
             await self.handler(self.resource, event_type, obj)
         except errors.StatusError as err:
             log.info("%s %s: %s", self.resource.resource, obj["metadata"].get("name"), err.message)
+
+
+class InformerController:
+    """A controller made of informers feeding a queue, and one worker draining it (subclasses: _work)."""
+
+    informers: list[Informer]
+    _worker: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        for informer in self.informers:
+            informer.start()
+        self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    async def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+        for informer in self.informers:
+            await informer.stop()
+
+    async def _work(self) -> None:
+        raise NotImplementedError

@@ -5,7 +5,6 @@ removed through /finalize, which completes the deletion (k8s namespace deleter).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -13,7 +12,7 @@ from ..apimachinery import errors
 from ..apimachinery.meta import now_rfc3339
 from ..registry.options import DeleteOptions, ListQuery
 from ..registry.rest import UpdatedObjectInfo
-from .informer import Informer, Resource
+from .informer import Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -21,7 +20,7 @@ FINALIZER = "kubernetes"
 RETRY_SECONDS = 1.0
 
 
-class NamespaceController:
+class NamespaceController(InformerController):
     name = "namespace"
 
     def __init__(self, namespaces: Resource, status: Any, finalize: Any, resources: list[Resource]):
@@ -30,19 +29,7 @@ class NamespaceController:
         self.finalize = finalize  # namespaces/finalize: spec.finalizers are written there
         self.namespaced = [r for r in resources if r.namespaced]
         self.queue: asyncio.Queue[str] = asyncio.Queue()
-        self.informer = Informer(namespaces, self._observe)
-        self._worker: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self.informer.start()
-        self._worker = asyncio.get_running_loop().create_task(self._work())
-
-    async def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-        await self.informer.stop()
+        self.informers = [Informer(namespaces, self._observe)]
 
     async def _observe(self, resource: Resource, event_type: str, obj: Object) -> None:
         meta = obj["metadata"]
