@@ -9,32 +9,34 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+# (module, group): the module under this package, the API group it serves.
 GROUP_MODULES = (
-    "apps",
-    "events",
-    "authentication",
-    "authorization",
-    "autoscaling",
-    "batch",
-    "certificates",
-    "networking",
-    "policy",
-    "rbac",
-    "storage",
-    "admissionregistration",
-    "scheduling",
-    "coordination",
-    "node",
-    "discovery",
-    "flowcontrol",
-    "resource",
+    ("apps", "apps"),
+    ("events", "events.k8s.io"),
+    ("authentication", "authentication.k8s.io"),
+    ("authorization", "authorization.k8s.io"),
+    ("autoscaling", "autoscaling"),
+    ("batch", "batch"),
+    ("certificates", "certificates.k8s.io"),
+    ("networking", "networking.k8s.io"),
+    ("policy", "policy"),
+    ("rbac", "rbac.authorization.k8s.io"),
+    ("storage", "storage.k8s.io"),
+    ("admissionregistration", "admissionregistration.k8s.io"),
+    ("scheduling", "scheduling.k8s.io"),
+    ("coordination", "coordination.k8s.io"),
+    ("node", "node.k8s.io"),
+    ("discovery", "discovery.k8s.io"),
+    ("flowcontrol", "flowcontrol.apiserver.k8s.io"),
+    ("resource", "resource.k8s.io"),
 )
+GROUP_ORDER = [group for _, group in GROUP_MODULES]
 
 
 def installed_groups() -> list[ModuleType]:
     """The group modules that exist (the list above is the target; groups arrive one by one)."""
     modules = []
-    for name in GROUP_MODULES:
+    for name, _group in GROUP_MODULES:
         spec = importlib.util.find_spec(f"{__package__}.{name}")
         if spec is not None:
             modules.append(importlib.import_module(f"{__package__}.{name}"))

@@ -50,7 +50,9 @@ class RequestScope:
 
     def context(self, req: Request, dry_run: bool = False) -> Context:
         namespace = req.info.namespace if self.info.namespaced else ""
-        return Context(namespace, req.user or ANONYMOUS, dry_run, req.param("fieldManager"))
+        # Warnings a strategy adds (WarningsOnCreate/WarningsOnUpdate) are returned as Warning headers.
+        return Context(namespace, req.user or ANONYMOUS, dry_run, req.param("fieldManager"),
+                       warnings=req.values.setdefault("warnings", []))
 
     def attributes(self, req: Request, operation: str, obj: Any, old: Any, name: str, ctx: Context,
                    ) -> Attributes:
