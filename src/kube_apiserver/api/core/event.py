@@ -51,7 +51,7 @@ class EventStrategy(Strategy):
         return fields
 
 
-def _last_seen(obj: Object) -> str:
+def last_seen(obj: Object) -> str:
     import datetime
     stamp = obj.get("lastTimestamp") or obj.get("eventTime") or (obj.get("metadata") or {}).get("creationTimestamp")
     if not stamp:
@@ -60,8 +60,7 @@ def _last_seen(obj: Object) -> str:
     return human_duration((datetime.datetime.now(datetime.UTC) - when).total_seconds())
 
 
-def _object(obj: Object) -> str:
-    involved = obj.get("involvedObject") or {}
+def object_of(involved: Object) -> str:
     return f"{str(involved.get('kind', '')).lower()}/{involved.get('name', '')}"
 
 
@@ -71,7 +70,8 @@ TABLE = TableConvertor((
     TableColumn("Reason", "string", "", "Short, machine understandable string that gives the reason"),
     TableColumn("Object", "string", "", "The object that this event is about"),
     TableColumn("Message", "string", "", "A human-readable description of the status of this operation"),
-), lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), _object(o), o.get("message", "")])
+), lambda o: [last_seen(o), o.get("type", ""), o.get("reason", ""), object_of(o.get("involvedObject") or {}),
+              o.get("message", "")])
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -1,0 +1,105 @@
+"""events.k8s.io/v1 Event: the same stored objects as core/v1 events, converted field by field
+(pkg/apis/events/v1 conversion), with the stricter validation that creating through this group gets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..apimachinery import errors, field, protobuf
+from ..registry.context import Context
+from ..registry.conversion import Conversion, ConvertedREST
+from ..registry.rest import ResourceInfo, TableColumn, ValidateObjectFunc
+from ..registry.strategy import Strategy
+from ..registry.table import TableConvertor
+from ..server.api_group_info import APIGroupInfo
+from ..storage.factory import StorageFactory
+from .core import event as core_event
+
+Object = dict[str, Any]
+GROUP = "events.k8s.io"
+INFO = ResourceInfo(GROUP, "v1", "events", "Event", "event", True, short_names=("ev",))
+# events.k8s.io/v1 field <- core/v1 field
+RENAMES = (("regarding", "involvedObject"), ("note", "message"), ("reportingController", "reportingComponent"),
+           ("deprecatedSource", "source"), ("deprecatedFirstTimestamp", "firstTimestamp"),
+           ("deprecatedLastTimestamp", "lastTimestamp"), ("deprecatedCount", "count"))
+SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
+
+
+def from_core(obj: Object) -> Object:
+    out: Object = {"apiVersion": f"{GROUP}/v1", "kind": "Event"}
+    for key in SAME:
+        if key in obj:
+            out[key] = obj[key]
+    for ours, theirs in RENAMES:
+        if theirs in obj:
+            out[ours] = obj[theirs]
+    return out
+
+
+def to_core(obj: Object) -> Object:
+    out: Object = {"apiVersion": "v1", "kind": "Event"}
+    for key in SAME:
+        if key in obj:
+            out[key] = obj[key]
+    for ours, theirs in RENAMES:
+        if ours in obj:
+            out[theirs] = obj[ours]
+    return out
+
+
+class EventsV1Strategy(Strategy):
+    def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
+        """ValidateEventCreate's checks for events.k8s.io/v1 (the core ones run on the stored object)."""
+        errs: field.ErrorList = []
+        if not obj.get("eventTime"):
+            errs.append(field.required(field.Path("eventTime"), ""))
+        if obj.get("type") not in ("Normal", "Warning"):
+            errs.append(field.invalid(field.Path("type"), "", f"has invalid value: {obj.get('type', '')}"))
+        for key in ("deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "deprecatedSource"):
+            if obj.get(key):
+                errs.append(field.invalid(field.Path(key), "", "needs to be unset"))
+        series = obj.get("series")
+        if series is not None:
+            if (series.get("count") or 0) < 2:
+                errs.append(field.invalid(field.Path("series", "count"), "", "should be at least 2"))
+            if not series.get("lastObservedTime"):
+                errs.append(field.required(field.Path("series", "lastObservedTime"), ""))
+        return errs
+
+
+class EventsREST(ConvertedREST):
+    async def create(self, ctx: Context, obj: Object, create_validation: ValidateObjectFunc | None = None,
+                     options: dict[str, Any] | None = None) -> Object:
+        errs = self.strategy.validate(ctx, obj)
+        if errs:
+            name = (obj.get("metadata") or {}).get("name", "")
+            raise errors.invalid(INFO.kind, GROUP, name, errs)
+        return await super().create(ctx, obj, create_validation, options)
+
+
+def _last_seen(obj: Object) -> str:
+    return core_event.last_seen({"lastTimestamp": obj.get("deprecatedLastTimestamp"),
+                                 "eventTime": (obj.get("series") or {}).get("lastObservedTime") or obj.get("eventTime"),
+                                 "metadata": obj.get("metadata")})
+
+
+TABLE = TableConvertor((
+    TableColumn("Last Seen", "string", "", "Time when this Event was last observed"),
+    TableColumn("Type", "string", "", "Type of this event (Normal, Warning)"),
+    TableColumn("Reason", "string", "", "Short, machine understandable string that gives the reason"),
+    TableColumn("Object", "string", "", "The object that this event is about"),
+    TableColumn("Message", "string", "", "A human-readable description of the status of this operation"),
+), lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), core_event.object_of(o.get("regarding") or {}),
+              o.get("note", "")])
+
+protobuf.define("""
+EventsV1Event: metadata=1:ObjectMeta eventTime=2:MicroTime series=3:EventsV1EventSeries? reportingController=4:string reportingInstance=5:string action=6:string reason=7:string regarding=8:ObjectReference related=9:ObjectReference? note=10:string type=11:string deprecatedSource=12:EventSource deprecatedFirstTimestamp=13:Time deprecatedLastTimestamp=14:Time deprecatedCount=15:int32
+EventsV1EventSeries: count=1:int32 lastObservedTime=2:MicroTime
+""")
+protobuf.register_kind(f"{GROUP}/v1", "Event", "EventsV1Event")
+
+
+def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:
+    inner = core_event.new_rest(storage)["events"]
+    rest = EventsREST(INFO, EventsV1Strategy(INFO), inner, Conversion(to_core, from_core), TABLE)
+    return APIGroupInfo(GROUP, {"v1": {"events": rest}})
