@@ -7,7 +7,9 @@ are described in a compact notation, one line each, field numbers from those .pr
     ConfigMap: metadata=1:ObjectMeta immutable=4:bool? data=2:map<string> binaryData=3:map<bytes>
 
 `?` marks a Go pointer (present even when zero); other zero scalars are dropped, as Go's JSON
-`omitempty` would. `[]` marks a repeated field. Well-known types (Time, Quantity...) become their JSON form."""
+`omitempty` would. `[]` marks a repeated field. `^` marks an embedded Go struct (`json:",inline"`,
+like Volume's VolumeSource): its fields join the enclosing object's. Well-known types (Time,
+Quantity...) become their JSON form."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ class Field:
     type: str
     repeated: bool
     pointer: bool
+    inline: bool = False
 
 
 MESSAGES: dict[str, dict[int, Field]] = {}
@@ -45,10 +48,12 @@ def define(notation: str) -> None:
         for spec in body.split():
             field_name, _, rest = spec.partition("=")
             number, _, ftype = rest.partition(":")
+            inline = ftype.endswith("^")
+            ftype = ftype.removesuffix("^")
             pointer = ftype.endswith("?")
             ftype = ftype.rstrip("?")
             repeated = ftype.endswith("[]")
-            fields[int(number)] = Field(field_name, ftype.removesuffix("[]"), repeated, pointer)
+            fields[int(number)] = Field(field_name, ftype.removesuffix("[]"), repeated, pointer, inline)
         MESSAGES[name.strip()] = fields
 
 
@@ -216,6 +221,8 @@ def decode_message(name: str, data: bytes) -> dict[str, Any]:
                     _scalar(spec.type, 0, v) for v in _packed_varints(raw))
             else:
                 out.setdefault(spec.name, []).append(_value(spec.type, wire, raw))
+        elif spec.inline:
+            out.update(_value(spec.type, wire, raw))
         else:
             out[spec.name] = _value(spec.type, wire, raw)
     for spec in descriptor.values():

@@ -14,7 +14,7 @@ from ..apimachinery.managedfields import FieldManager
 from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from ..registry import rest
 from ..registry.table import default_table_convertor
-from .handlers import create, delete, get, patch, update, watch
+from .handlers import connect, create, delete, get, patch, update, watch
 from .handlers.scope import RequestScope
 from .http import Request, Response
 
@@ -50,7 +50,7 @@ class ResourceRoutes:
         return sorted(self.handlers)
 
     async def serve(self, req: Request) -> Response:
-        handler = self.handlers.get(req.info.verb)
+        handler = self.handlers.get(req.info.verb) or self.handlers.get("connect")
         if handler is None:
             raise errors.method_not_supported(self.scope.info.resource, self.scope.info.group, req.info.verb)
         return await handler(self.scope, req)
@@ -81,6 +81,8 @@ class APIGroupVersion:
             scope = RequestScope(info, storage, table=table, schema=schema, field_manager=manager,
                                  **self.scope_options)
             handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if isinstance(storage, iface)}
+            if isinstance(storage, rest.Connecter):
+                handlers = dict.fromkeys(storage.connect_verbs, connect.connect)
             routes[path] = ResourceRoutes(scope, handlers)
         return routes
 

@@ -118,5 +118,15 @@ class CollectionDeleter(Protocol):
 
 
 @runtime_checkable
+class Connecter(Protocol):
+    """A subresource that answers a request itself (k8s rest.Connecter: pods/exec, pods/log, pods/proxy...).
+    `connect_verbs` are the verbs it is published and routed under (k8s lists them as `connect`)."""
+
+    connect_verbs: tuple[str, ...]
+
+    async def connect(self, ctx: Context, name: str, options: dict[str, list[str]], request: Any) -> Any: ...
+
+
+@runtime_checkable
 class TableConvertor(Protocol):
     def convert_to_table(self, ctx: Context, obj: Object, include_object: str) -> Object: ...

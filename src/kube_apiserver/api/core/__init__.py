@@ -6,9 +6,9 @@ from typing import Any
 
 from ...server.api_group_info import APIGroupInfo
 from ...storage.factory import StorageFactory
-from . import configmap, event, namespace, proto, secret  # noqa: F401 - proto registers kinds
+from . import configmap, event, namespace, pod, podtemplate, proto, secret  # noqa: F401 - proto registers kinds
 
-RESOURCES = (namespace, configmap, secret, event)
+RESOURCES = (namespace, configmap, secret, event, pod, podtemplate)
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

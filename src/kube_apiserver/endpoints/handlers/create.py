@@ -25,5 +25,7 @@ async def create(scope: RequestScope, req: Request) -> Response:
         attrs.object, attrs.name = created, created["metadata"].get("name", "")
         await scope.admission.validate(attrs)
 
-    out = await scope.storage.create(ctx, obj, validate, {})
+    # A named subresource (pods/binding, pods/eviction) checks the name in the URL (rest.NamedCreater).
+    options = {"name": req.info.name} if scope.info.subresource else {}
+    out = await scope.storage.create(ctx, obj, validate, options)
     return write_object(req, scope, 201, out)
