@@ -65,3 +65,13 @@ def list_object(api_version: str, kind: str, items: list[Object], resource_versi
     if remaining is not None:
         meta["remainingItemCount"] = remaining
     return {"kind": kind, "apiVersion": api_version, "metadata": meta, "items": items}
+
+
+def spec_of(obj: Object) -> dict[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def status_of(obj: Object) -> dict[str, Any]:
+    status = obj.get("status")
+    return status if isinstance(status, dict) else {}

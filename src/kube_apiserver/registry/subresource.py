@@ -28,6 +28,22 @@ def keep_status(new: Object, old: Object) -> Object:
     return merged
 
 
+# What a status write never changes in metadata (metav1.ResetObjectMetaForStatus).
+STATUS_META_FIELDS = ("labels", "annotations", "finalizers", "ownerReferences")
+
+
+def keep_status_reset_meta(new: Object, old: Object) -> Object:
+    """keep_status, and the metadata a status write may not change taken from the stored object."""
+    merged = keep_status(new, old)
+    meta, old_meta = merged["metadata"], old.get("metadata") or {}
+    for key in STATUS_META_FIELDS:
+        if key in old_meta:
+            meta[key] = copy.deepcopy(old_meta[key])
+        else:
+            meta.pop(key, None)
+    return merged
+
+
 class SubresourceStrategy(Strategy):
     def __init__(self, parent: Strategy, keep: Keep):
         super().__init__(parent.info)

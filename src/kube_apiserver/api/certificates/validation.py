@@ -10,6 +10,7 @@ from typing import Any
 
 from ...apimachinery import errors, field, validation
 from ...apimachinery.field import ErrorList, Path, go_json, go_quote
+from ...apimachinery.meta import spec_of, status_of
 from . import pem
 
 Object = dict[str, Any]
@@ -34,16 +35,6 @@ class Options:
 
     approval: bool = False  # allowSettingApprovalConditions
     certificate: bool = False  # allowSettingCertificate
-
-
-def spec_of(obj: Object) -> Object:
-    spec = obj.get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
-def status_of(obj: Object) -> Object:
-    status = obj.get("status")
-    return status if isinstance(status, dict) else {}
 
 
 def conditions_of(obj: Object) -> list[Object]:

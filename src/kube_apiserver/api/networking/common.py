@@ -3,19 +3,16 @@ ValidateUpdate calling the create checks itself, in its own order), field checks
 
 from __future__ import annotations
 
-import copy
 import ipaddress
 from typing import Any
 
 from ...apimachinery import field, labels, validation
 from ...registry.context import Context
 from ...registry.strategy import Strategy
-from ...registry.subresource import keep_status
 
 Object = dict[str, Any]
 GROUP = "networking.k8s.io"
 UPDATING = "networking.k8s.io/updating"
-STATUS_META_FIELDS = ("labels", "annotations", "finalizers", "ownerReferences")
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -93,14 +90,3 @@ def selector_text(selector: Any) -> str:
         return "<error>"
     return text or "<none>"
 
-
-def keep_status_reset_meta(new: Object, old: Object) -> Object:
-    """A status write: spec from the stored object, and metav1.ResetObjectMetaForStatus."""
-    merged = keep_status(new, old)
-    meta, old_meta = merged["metadata"], old.get("metadata") or {}
-    for key in STATUS_META_FIELDS:
-        if key in old_meta:
-            meta[key] = copy.deepcopy(old_meta[key])
-        else:
-            meta.pop(key, None)
-    return merged

@@ -14,10 +14,10 @@ from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.strategy import Strategy
-from ...registry.subresource import StatusREST, SubresourceStrategy
+from ...registry.subresource import StatusREST, SubresourceStrategy, keep_status_reset_meta
 from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
-from .common import GROUP, NetworkingStrategy, child, keep_status_reset_meta, parse_cidr_sloppy
+from .common import GROUP, NetworkingStrategy, child, parse_cidr_sloppy
 
 Object = dict[str, Any]
 INFO = ResourceInfo(GROUP, "v1", "servicecidrs", "ServiceCIDR", "servicecidr", False)

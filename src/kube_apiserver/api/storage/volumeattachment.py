@@ -5,7 +5,6 @@ annotations, finalizers and owner references (metav1.ResetObjectMetaForStatus)."
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ...apimachinery import field, protobuf, validation
@@ -14,7 +13,7 @@ from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.strategy import Strategy
-from ...registry.subresource import StatusREST, SubresourceStrategy, keep_status
+from ...registry.subresource import StatusREST, SubresourceStrategy, keep_status_reset_meta
 from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
 from .common import GROUP, blen, semantic_equal, validate_csi_driver_name, validate_dns_subdomain_name
@@ -25,7 +24,6 @@ MAX_METADATA_SIZE = 256 * (1 << 10)
 MAX_ERROR_MESSAGE_SIZE = 1024
 MAX_INT32 = 2**31 - 1
 EXACTLY_ONE = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
-STATUS_META_FIELDS = ("labels", "annotations", "finalizers", "ownerReferences")
 
 
 def normalize(obj: Object) -> None:
@@ -129,15 +127,9 @@ class VolumeAttachmentStrategy(Strategy):
         return errs
 
 
-def keep_status_reset_meta(new: Object, old: Object) -> Object:
+def _keep_status(new: Object, old: Object) -> Object:
     """The status strategy's PrepareForUpdate: spec and the listed metadata from the stored object."""
-    merged = keep_status(new, old)
-    meta, old_meta = merged["metadata"], old.get("metadata") or {}
-    for key in STATUS_META_FIELDS:
-        if key in old_meta:
-            meta[key] = copy.deepcopy(old_meta[key])
-        else:
-            meta.pop(key, None)
+    merged = keep_status_reset_meta(new, old)
     _drop_new_error_codes(merged.get("status") or {}, old.get("status") or {})
     return merged
 
@@ -152,7 +144,7 @@ def _drop_new_error_codes(status: Object, old_status: Object) -> None:
 
 class VolumeAttachmentStatusStrategy(SubresourceStrategy):
     def __init__(self, parent: Strategy):
-        super().__init__(parent, keep_status_reset_meta)
+        super().__init__(parent, _keep_status)
         self.allow_unconditional_update = parent.allow_unconditional_update
         self.reset_fields = (("metadata",), ("spec",))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....apimachinery import errors, field, quantity
-from ....apimachinery.meta import now_rfc3339
+from ....apimachinery.meta import now_rfc3339, spec_of, status_of
 from ....registry.context import Context
 from ....registry.rest import ResourceInfo
 from ....registry.strategy import Strategy
@@ -29,16 +29,6 @@ def decode_defaults(kind: str, default: Any, obj: Object) -> None:
         default(obj)
     except quantity.QuantityError as err:
         raise errors.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: {err}') from None
-
-
-def spec_of(obj: Object) -> Object:
-    spec = obj.get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
-def status_of(obj: Object) -> Object:
-    status = obj.get("status")
-    return status if isinstance(status, dict) else {}
 
 
 class PodStrategy(Strategy):
