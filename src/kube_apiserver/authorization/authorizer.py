@@ -61,10 +61,3 @@ class UnionAuthorizer:
             if reason:
                 reasons.append(reason)
         return NO_OPINION, ", ".join(reasons)
-
-
-MODES = {"AlwaysAllow": AlwaysAllow, "AlwaysDeny": AlwaysDeny}
-
-
-def new_authorizer(modes: list[str]) -> Authorizer:
-    return UnionAuthorizer([PrivilegedGroups(), *(MODES[m]() for m in modes)])

@@ -25,8 +25,9 @@ from ..authentication.request import (
 )
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
-from ..authorization.authorizer import new_authorizer
+from ..authorization.modes import new_authorizer
 from ..controlplane.instance import ExtraConfig, new_instance
+from ..controlplane.rbac import RegistryRuleSource, bootstrap_roles
 from ..registry.context import UserInfo
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
@@ -48,6 +49,7 @@ class ServerConfig:
     extra: ExtraConfig
     serving: SecureServingInfo
     admin_token: str
+    rbac_source: RegistryRuleSource
 
 
 async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLiteKV]:
@@ -82,10 +84,11 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
             return None
 
     admin_token = admin.ensure_admin_credential(opts.data_dir)
+    rbac_source = RegistryRuleSource()
     host = opts.advertise_address
     generic = Config(
         authenticator=new_authenticator(opts, admin_token),
-        authorizer=new_authorizer(opts.authorization.modes),
+        authorizer=new_authorizer(opts.authorization.modes, rbac_source),
         admission=Chain([NamespaceLifecycle(get_namespace)]),
         request_timeout=opts.generic.request_timeout,
         min_request_timeout=float(opts.generic.min_request_timeout),
@@ -105,7 +108,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers)
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 client_ca_file=opts.authentication.client_ca_file)
-    return ServerConfig(generic.complete(), extra, serving, admin_token)
+    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source)
 
 
 LEASE_CHECK_SECONDS = 1.0
@@ -115,6 +118,8 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     """aggregator -> kube-apiserver -> apiextensions -> 404."""
     api_extensions = new_apiextensions_server(config.generic, EmptyDelegate())
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
+    config.rbac_source.bind(kube_api_server.restful.group_versions)
+    kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
     return new_aggregator_server(config.generic, kube_api_server)
 
 

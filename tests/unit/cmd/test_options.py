@@ -432,8 +432,9 @@ def test_tls_min_version():
 
 
 def test_authorization_modes():
-    assert errors_for("--authorization-mode=RBAC") == [
-        'authorization-mode "RBAC" is not implemented by this server yet (implemented: AlwaysAllow, AlwaysDeny)'
+    assert errors_for("--authorization-mode=RBAC") == []
+    assert errors_for("--authorization-mode=Node,RBAC") == [
+        'authorization-mode "Node" is not implemented by this server yet (implemented: AlwaysAllow, AlwaysDeny, RBAC)'
     ]
     assert errors_for("--authorization-mode=AlwaysDeny,AlwaysDeny") == [
         'authorization-mode ["AlwaysDeny" "AlwaysDeny"] has mode specified more than once'
