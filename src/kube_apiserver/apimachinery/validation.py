@@ -531,6 +531,35 @@ def is_valid_cidr(path: Path | None, value: str) -> ErrorList:
     return errs
 
 
+def ip_family_of(value: str) -> str:
+    """netutils.IPFamilyOfString as a core/v1 IPFamily: "IPv4", "IPv6", or "" when not an IP."""
+    ip = parse_ip_sloppy(value)
+    if ip is None:
+        return ""
+    return "IPv6" if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None else "IPv4"
+
+
+def validate_non_special_ip(path: Path | None, value: str) -> ErrorList:
+    """ValidateNonSpecialIP (pkg/apis/core/validation): no unspecified, loopback or link-local addresses."""
+    ip = parse_ip_sloppy(value)
+    if ip is None:
+        return [invalid(path, value, "must be a valid IP address").with_origin("format=ip-sloppy")]
+    plain = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
+    checks = (
+        (plain.is_unspecified, f"may not be unspecified ({value})"),
+        (plain.is_loopback, "may not be in the loopback range (127.0.0.0/8, ::1/128)"),
+        (plain.is_link_local, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"),
+        (_link_local_multicast(plain), "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"),
+    )
+    return [invalid(path, value, msg).with_origin("format=non-special-ip") for bad, msg in checks if bad]
+
+
+def _link_local_multicast(ip: IPAddress) -> bool:
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip in ipaddress.IPv4Network("224.0.0.0/24")
+    return ip.packed[0] == 0xFF and ip.packed[1] & 0x0F == 0x02
+
+
 # --- resource names (pkg/api/validation) -------------------------------------
 
 

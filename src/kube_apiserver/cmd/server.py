@@ -104,10 +104,11 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     generic.destroy_functions.extend([compactor.stop, leases.stop, kv.close])
     factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl)
     generic.destroy_functions.insert(0, factory.stop)
-    extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
-                        opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers)
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 client_ca_file=opts.authentication.client_ca_file)
+    extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
+                        opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
+                        opts.service_node_port_range, serving)
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source)
 
 

@@ -6,13 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..api import core
+from ..api.core.service import ServiceNetwork
+from ..api.core.service.network import DEFAULT_CIDR
 from ..api.groups import installed_groups
+from ..cli.portrange import PortRange
 from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
+from ..server.serving import SecureServingInfo
 from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
+from .kubernetesservice import KubernetesServiceConfig, KubernetesServiceController
 
 
 @dataclass
@@ -23,13 +28,23 @@ class ExtraConfig:
     advertise_address: str = "127.0.0.1"
     secure_port: int = 6443
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    service_node_port_range: PortRange = field(default_factory=lambda: PortRange(30000, 2768))
+    # The listener: its port is the real one once serving, even when asked for port 0.
+    serving: SecureServingInfo | None = None
+
+    def service_network(self) -> ServiceNetwork:
+        return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
+
+    def public_port(self) -> int:
+        return self.serving.port if self.serving is not None and self.serving.port else self.secure_port
 
 
 class Instance:
     def __init__(self, generic: CompletedConfig, extra: ExtraConfig, delegate: DelegationTarget):
         self.generic_api_server = generic.new("kube-apiserver", delegate)
         self.extra = extra
-        self.generic_api_server.install_legacy_api_group(core.new_api_group_info(extra.storage))
+        self.generic_api_server.install_legacy_api_group(core.new_api_group_info(extra.storage,
+                                                                                 extra.service_network()))
         groups = installed_groups()
         self.generic_api_server.install_api_groups(*(group.new_api_group_info(extra.storage) for group in groups))
         for group in groups:
@@ -41,6 +56,10 @@ class Instance:
         namespaces = SystemNamespacesController(self.generic_api_server.restful)
         self.generic_api_server.add_post_start_hook("start-system-namespaces-controller", namespaces.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-system-namespaces-controller", namespaces.stop)
+        kubernetes = KubernetesServiceController(self.generic_api_server.restful, KubernetesServiceConfig(
+            extra.api_server_service_ip, extra.advertise_address, extra.public_port))
+        self.generic_api_server.add_post_start_hook("bootstrap-controller", kubernetes.start)
+        self.generic_api_server.add_pre_shutdown_hook("stop-bootstrap-controller", kubernetes.stop)
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions)
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)

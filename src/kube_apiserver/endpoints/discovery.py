@@ -91,7 +91,7 @@ class DiscoveryManager:
 def _aggregated_resources(gv: GroupVersionDiscovery) -> list[dict[str, Any]]:
     parents: dict[str, dict[str, Any]] = {}
     for r in gv.resources:
-        kind = {"group": gv.group, "version": gv.version, "kind": r["kind"]}
+        kind = {"group": r.get("group", gv.group), "version": r.get("version", gv.version), "kind": r["kind"]}
         if "/" in r["name"]:
             parent, sub = r["name"].split("/", 1)
             if parent in parents:

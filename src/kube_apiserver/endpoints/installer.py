@@ -93,12 +93,18 @@ class APIGroupVersion:
             r = routes[path]
             info = r.scope.info
             entry: dict[str, Any] = {"name": path, "singularName": info.singular if "/" not in path else "",
-                                     "namespaced": info.namespaced, "kind": info.kind, "verbs": r.verbs}
+                                     "namespaced": info.namespaced}
+            if (info.group, info.version) != (self.group, self.version):
+                # A subresource of another group's kind (GroupVersionKindProvider: pods/eviction, */scale).
+                entry["group"], entry["version"] = info.group, info.version
+            entry.update(kind=info.kind, verbs=r.verbs)
             if "/" not in path:
                 if info.short_names:
                     entry["shortNames"] = list(info.short_names)
                 if info.categories:
                     entry["categories"] = list(info.categories)
-                entry["storageVersionHash"] = storage_version_hash(info.group, info.version, info.kind)
+                # The version objects are stored in (a converting storage's inner one) names the hash.
+                stored = getattr(getattr(r.scope.storage, "inner", None), "info", info)
+                entry["storageVersionHash"] = storage_version_hash(stored.group, stored.version, stored.kind)
             resources.append(entry)
         return resources

@@ -196,7 +196,7 @@ class Store:
         grace = self._grace_period(existing, options)
         if grace == PENDING:
             return existing, False  # a graceful deletion is under way; only a shorter period changes it
-        finalizers = deletion_finalizers(existing, options)
+        finalizers = deletion_finalizers(existing, options, orphan_by_default=self.strategy.orphan_by_default)
         if grace or finalizers:
             return await self._mark_for_deletion(ctx, key, name, finalizers, preconditions, grace), False
         if ctx.dry_run:
@@ -323,15 +323,18 @@ FOREGROUND = "foregroundDeletion"
 
 
 def deletion_finalizers(obj: Object, options: DeleteOptions | None, finalizers: list[str] | None = None,
-                        ) -> list[str]:
+                        orphan_by_default: bool = False) -> list[str]:
     """The finalizers an object keeps while being deleted, with those the propagation policy asks for:
-    Orphan adds `orphan`, Foreground adds `foregroundDeletion`, Background drops both."""
+    Orphan adds `orphan`, Foreground adds `foregroundDeletion`, Background drops both. Without a policy
+    (nor a policy finalizer on the object) the strategy's default applies."""
     current = list(finalizers if finalizers is not None else (obj.get("metadata") or {}).get("finalizers") or [])
     if options is None:
         return current
     policy = options.propagation_policy
     if policy is None and options.orphan_dependents is not None:
         policy = "Orphan" if options.orphan_dependents else "Background"
+    if policy is None and orphan_by_default and not {ORPHAN, FOREGROUND} & set(current):
+        policy = "Orphan"
     wanted = {"Orphan": ORPHAN, "Foreground": FOREGROUND}.get(policy or "")
     if policy is not None:
         current = [f for f in current if f not in (ORPHAN, FOREGROUND) or f == wanted]

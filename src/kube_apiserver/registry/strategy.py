@@ -29,6 +29,9 @@ class Strategy:
     selectable_fields: tuple[str, ...] = ()
     # Fields this endpoint never changes (GetResetFields): not owned by whoever writes through it.
     reset_fields: tuple[tuple[str, ...], ...] = ()
+    # DefaultGarbageCollectionPolicy: a delete naming no propagation policy orphans the dependents
+    # (batch/v1 Jobs, for compatibility) when True.
+    orphan_by_default = False
 
     def __init__(self, info: ResourceInfo):
         self.info = info
@@ -110,11 +113,12 @@ def before_create(strategy: Strategy, ctx: Context, obj: Object) -> None:
         meta.pop("namespace", None)
     for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"):
         meta.pop(system_field, None)
-    strategy.prepare_for_create(ctx, obj)
+    # The system fields and a generated name come first: PrepareForCreate may use them (a Job's selector).
     if not meta.get("name") and meta.get("generateName"):
         meta["name"] = generate_name(meta["generateName"])
     meta["uid"] = new_uid()
     meta["creationTimestamp"] = now_rfc3339()
+    strategy.prepare_for_create(ctx, obj)
     errs = strategy.validate(ctx, obj)
     if errs:
         raise errors.invalid(strategy.info.kind, strategy.info.group, meta.get("name", ""), errs)

@@ -1,6 +1,7 @@
 """Protobuf descriptions of the core/v1 kinds served here (field numbers of k8s.io/api core/v1
 generated.proto; notation in apimachinery/protobuf.py). Pod and PodTemplate reach every message of
-the PodSpec tree (volumes, containers, probes, security contexts, affinity...) and PodStatus."""
+the PodSpec tree (volumes, containers, probes, security contexts, affinity...) and PodStatus;
+ReplicationController reuses PodTemplateSpec; Scale is autoscaling/v1's."""
 
 from ...apimachinery import protobuf
 
@@ -148,6 +149,31 @@ PodTemplateSpec: metadata=1:ObjectMeta spec=2:PodSpec
 Binding: metadata=1:ObjectMeta target=2:ObjectReference
 Eviction: metadata=1:ObjectMeta deleteOptions=2:DeleteOptions?
 """)
+protobuf.define("""
+Service: metadata=1:ObjectMeta spec=2:ServiceSpec status=3:ServiceStatus
+ServiceSpec: ports=1:ServicePort[] selector=2:map<string> clusterIP=3:string clusterIPs=18:string[] type=4:string externalIPs=5:string[] sessionAffinity=7:string loadBalancerIP=8:string loadBalancerSourceRanges=9:string[] externalName=10:string externalTrafficPolicy=11:string healthCheckNodePort=12:int32 publishNotReadyAddresses=13:bool sessionAffinityConfig=14:SessionAffinityConfig? ipFamilies=19:string[] ipFamilyPolicy=17:string? allocateLoadBalancerNodePorts=20:bool? loadBalancerClass=21:string? internalTrafficPolicy=22:string? trafficDistribution=23:string?
+ServicePort: name=1:string protocol=2:string appProtocol=6:string? port=3:int32 targetPort=4:IntOrString nodePort=5:int32
+SessionAffinityConfig: clientIP=1:ClientIPConfig?
+ClientIPConfig: timeoutSeconds=1:int32?
+ServiceStatus: loadBalancer=1:LoadBalancerStatus conditions=2:Condition[]
+LoadBalancerStatus: ingress=1:LoadBalancerIngress[]
+LoadBalancerIngress: ip=1:string hostname=2:string ipMode=3:string? ports=4:PortStatus[]
+PortStatus: port=1:int32 protocol=2:string error=3:string?
+Condition: type=1:string status=2:string observedGeneration=3:int64 lastTransitionTime=4:Time reason=5:string message=6:string
+Endpoints: metadata=1:ObjectMeta subsets=2:EndpointSubset[]
+EndpointSubset: addresses=1:EndpointAddress[] notReadyAddresses=2:EndpointAddress[] ports=3:EndpointPort[]
+EndpointAddress: ip=1:string hostname=3:string nodeName=4:string? targetRef=2:ObjectReference?
+EndpointPort: name=1:string port=2:int32 protocol=3:string appProtocol=4:string?
+ReplicationController: metadata=1:ObjectMeta spec=2:ReplicationControllerSpec status=3:ReplicationControllerStatus
+ReplicationControllerSpec: replicas=1:int32? minReadySeconds=4:int32 selector=2:map<string> template=3:PodTemplateSpec?
+ReplicationControllerStatus: replicas=1:int32 fullyLabeledReplicas=2:int32 readyReplicas=4:int32 availableReplicas=5:int32 observedGeneration=3:int64 conditions=6:ReplicationControllerCondition[]
+ReplicationControllerCondition: type=1:string status=2:string lastTransitionTime=3:Time reason=4:string message=5:string
+Scale: metadata=1:ObjectMeta spec=2:ScaleSpec status=3:ScaleStatus
+ScaleSpec: replicas=1:int32
+ScaleStatus: replicas=1:int32? selector=2:string
+""")
 protobuf.register_kind("policy/v1", "Eviction")
-for _kind in ("ConfigMap", "Secret", "Namespace", "Event", "Pod", "PodTemplate", "Binding"):
+protobuf.register_kind("autoscaling/v1", "Scale")
+for _kind in ("ConfigMap", "Secret", "Namespace", "Event", "Pod", "PodTemplate", "Binding", "Service", "Endpoints",
+              "ReplicationController"):
     protobuf.register_kind("v1", _kind)

@@ -1,0 +1,106 @@
+"""The type errors Go's JSON decoding reports when a request body does not fit the Go struct
+(encoding/json UnmarshalTypeError, as sigs.k8s.io/json keeps them), for kinds described here:
+
+    json: cannot unmarshal string into Go struct field ServicePort.spec.ports.port of type int32
+
+The struct named is the one holding the field; the field is the JSON path from the object's root."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+INT_RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
+STRING_LISTS = ("[]string",)
+STRING_MAPS = ("map[string]string",)
+
+
+@dataclass(frozen=True)
+class Struct:
+    name: str  # as the error names the holder of a field ("ServicePort")
+    go_type: str  # as the error names a value of this type ("v1.ServicePort")
+    fields: dict[str, Any] = field(default_factory=dict)  # JSON name -> a Go type name, Struct or ListOf
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: Struct
+
+    @property
+    def go_type(self) -> str:
+        return f"[]{self.item.go_type}"
+
+
+class TypeMismatch(Exception):
+    pass
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _number_error(value: Any, go_type: str) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return _kind(value)
+    low, high = INT_RANGES[go_type]
+    if isinstance(value, float) and not value.is_integer() or not low <= value <= high:
+        return f"number {value}"
+    return None
+
+
+def _scalar_error(value: Any, go_type: str) -> str | None:
+    """What the error says the value was (`string`, `number 1.5`...), or None when it fits."""
+    if go_type in INT_RANGES:
+        return _number_error(value, go_type)
+    if go_type == "IntOrString":
+        return None if isinstance(value, str) else _number_error(value, "int32")
+    if go_type == "string":
+        return None if isinstance(value, str) else _kind(value)
+    if go_type == "bool":
+        return None if isinstance(value, bool) else _kind(value)
+    if go_type in STRING_LISTS:
+        if not isinstance(value, list):
+            return _kind(value)
+        return next((_kind(v) for v in value if v is not None and not isinstance(v, str)), None)
+    if go_type in STRING_MAPS:
+        if not isinstance(value, dict):
+            return _kind(value)
+        return next((_kind(v) for v in value.values() if v is not None and not isinstance(v, str)), None)
+    return None
+
+
+def _fail(value_text: str, holder: Struct, path: str, go_type: str) -> TypeMismatch:
+    shown = "int32" if go_type == "IntOrString" else go_type
+    return TypeMismatch(f"json: cannot unmarshal {value_text} into Go struct field {holder.name}.{path} of type {shown}")
+
+
+def check(value: Any, struct: Struct, path: str = "") -> None:
+    """Raises TypeMismatch for the first field whose JSON value does not fit its Go type."""
+    if not isinstance(value, dict):
+        return
+    for key, go_type in struct.fields.items():
+        item = value.get(key)
+        if item is None:
+            continue
+        at = f"{path}.{key}" if path else key
+        if isinstance(go_type, Struct):
+            if not isinstance(item, dict):
+                raise _fail(_kind(item), struct, at, go_type.go_type)
+            check(item, go_type, at)
+        elif isinstance(go_type, ListOf):
+            if not isinstance(item, list):
+                raise _fail(_kind(item), struct, at, go_type.go_type)
+            for element in item:
+                if element is not None and not isinstance(element, dict):
+                    raise _fail(_kind(element), struct, at, go_type.item.go_type)
+                check(element, go_type.item, at)
+        else:
+            wrong = _scalar_error(item, go_type)
+            if wrong is not None:
+                raise _fail(wrong, struct, at, go_type)

@@ -1,0 +1,149 @@
+"""The `kubernetes` Service in `default` and its Endpoints and EndpointSlice, pointing at this server's
+advertise address and secure port (pkg/controlplane/controller/kubernetesservice, with the endpoints
+of reconcilers.EndpointsAdapter). Before the first sync, the allocation repair pass runs. The Service
+is created when missing, never reconciled; the endpoints (addresses and ports) are reset every
+interval when they differ. A single server: no leases of other API servers are read."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..api.core.service.repair import repair
+from ..apimachinery import errors
+from ..apimachinery.wait import Periodic
+from ..registry.context import Context
+from ..registry.rest import UpdatedObjectInfo
+from ..registry.store import Store
+from ..server.restful import APIContainer
+from .bootstrap import SYSTEM_USER
+
+log = logging.getLogger("kube_apiserver.controlplane")
+Object = dict[str, Any]
+NAME = "kubernetes"
+NAMESPACE = "default"
+PORT_NAME = "https"
+SERVICE_PORT = 443
+INTERVAL_SECONDS = 10.0  # --endpoint-reconciler interval
+SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
+SERVICE_NAME_LABEL = "kubernetes.io/service-name"
+
+
+@dataclass(frozen=True)
+class KubernetesServiceConfig:
+    service_ip: str
+    public_ip: str
+    public_port: Callable[[], int]
+
+
+def _address_type(ip: str) -> str:
+    return "IPv6" if ipaddress.ip_address(ip).version == 6 else "IPv4"
+
+
+class KubernetesServiceController:
+    def __init__(self, restful: APIContainer, config: KubernetesServiceConfig):
+        self.restful = restful
+        self.config = config
+        self._periodic = Periodic("kubernetes service controller", INTERVAL_SECONDS, self.sync)
+        self._last_error = ""
+
+    def _store(self, group: str, resource: str) -> Store:
+        return self.restful.group_versions[(group, "v1")][resource].scope.storage
+
+    @staticmethod
+    def _ctx() -> Context:
+        return Context(NAMESPACE, SYSTEM_USER)
+
+    async def start(self) -> None:
+        services = self._store("", "services")
+        await repair(services, services.allocators)
+        await self.sync()
+        self._periodic.start()
+
+    async def stop(self) -> None:
+        await self._periodic.stop()
+
+    async def sync(self) -> None:
+        """UpdateKubernetesService; a failure is logged and tried again at the next interval (an advertise
+        address in the loopback range, for one, makes invalid Endpoints, as in Kubernetes)."""
+        try:
+            if self.config.service_ip:
+                await self.ensure_service()
+            await self.ensure_endpoints()
+            await self.ensure_endpoint_slice()
+        except errors.StatusError as err:
+            message = f"unable to sync kubernetes service: {err.message}"
+            log.log(logging.DEBUG if message == self._last_error else logging.ERROR, message)
+            self._last_error = message
+        else:
+            self._last_error = ""
+
+    def service(self) -> Object:
+        return {"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": NAME, "namespace": NAMESPACE,
+                             "labels": {"component": "apiserver", "provider": "kubernetes"}},
+                "spec": {"ports": [{"name": PORT_NAME, "port": SERVICE_PORT, "protocol": "TCP",
+                                    "targetPort": self.config.public_port()}],
+                         "clusterIP": self.config.service_ip, "ipFamilyPolicy": "SingleStack",
+                         "sessionAffinity": "None", "type": "ClusterIP"}}
+
+    async def ensure_service(self) -> None:
+        store = self._store("", "services")
+        if await self._get(store, NAME) is not None:
+            return
+        obj = self.service()
+        store.strategy.default(obj)
+        try:
+            await store.create(self._ctx(), obj)
+            log.info("created the kubernetes service with cluster IP %s", self.config.service_ip)
+        except errors.StatusError as err:
+            if err.code != 409:
+                raise
+
+    def _port(self) -> Object:
+        return {"name": PORT_NAME, "port": self.config.public_port(), "protocol": "TCP"}
+
+    async def ensure_endpoints(self) -> None:
+        store = self._store("", "endpoints")
+        current = await self._get(store, NAME)
+        wanted = {"apiVersion": "v1", "kind": "Endpoints",
+                  "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": {SKIP_MIRROR: "true"}},
+                  "subsets": [{"addresses": [{"ip": self.config.public_ip}], "ports": [self._port()]}]}
+        if current is None or current.get("subsets") != wanted["subsets"] or \
+                current["metadata"].get("labels") != wanted["metadata"]["labels"]:
+            await self._put(store, current, wanted)
+
+    async def ensure_endpoint_slice(self) -> None:
+        store = self._store("discovery.k8s.io", "endpointslices")
+        current = await self._get(store, NAME)
+        wanted = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                  "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": {SERVICE_NAME_LABEL: NAME}},
+                  "addressType": _address_type(self.config.public_ip),
+                  "endpoints": [{"addresses": [self.config.public_ip], "conditions": {"ready": True}}],
+                  "ports": [self._port()]}
+        if current is None or any(current.get(k) != wanted[k] for k in ("endpoints", "ports", "addressType")) or \
+                current["metadata"].get("labels") != wanted["metadata"]["labels"]:
+            await self._put(store, current, wanted)
+
+    async def _get(self, store: Store, name: str) -> Object | None:
+        try:
+            return await store.get(self._ctx(), name)
+        except errors.StatusError as err:
+            if err.code == 404:
+                return None
+            raise
+
+    async def _put(self, store: Store, current: Object | None, wanted: Object) -> None:
+        store.strategy.default(wanted)
+        if current is None:
+            await store.create(self._ctx(), wanted)
+            return
+
+        async def replace(_ctx: Context, old: Object | None) -> Object:
+            return dict(wanted, metadata={**(old or current)["metadata"], "labels": wanted["metadata"]["labels"]})
+
+        log.warning("resetting the endpoints of the kubernetes service to %s", self.config.public_ip)
+        await store.update(self._ctx(), NAME, UpdatedObjectInfo(NAME, replace))
