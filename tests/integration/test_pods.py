@@ -68,11 +68,23 @@ def test_kubectl_run_creates_a_defaulted_pod(server):
     assert "pod/nginx created" in server.kubectl("run", "nginx", "--image=nginx").stdout
     got = server.request("GET", f"{PODS}/nginx").json()
     assert got["metadata"]["labels"] == {"run": "nginx"} and got["metadata"]["generation"] == 1
-    assert got["spec"] == {
+    spec = got["spec"]
+    # The ServiceAccount admission plugin's token volume (tests/integration/test_serviceaccounts.py).
+    [token_volume] = spec.pop("volumes")
+    assert token_volume["name"].startswith("kube-api-access-")
+    assert spec["containers"][0].pop("volumeMounts") == [
+        {"name": token_volume["name"], "readOnly": True, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]
+    assert spec == {
         "containers": [{"name": "nginx", "image": "nginx", "resources": {}, "imagePullPolicy": "Always",
                         "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
         "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "enableServiceLinks": True, "securityContext": {},
-        "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler"}
+        "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler",
+        "serviceAccountName": "default", "serviceAccount": "default",
+        "tolerations": [  # the DefaultTolerationSeconds admission plugin's
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 300}]}
     assert got["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
 
 
@@ -103,8 +115,9 @@ def test_kubectl_apply_a_realistic_manifest(server, tmp_path):
                                            "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1,
                                            "failureThreshold": 3}
     assert container["env"][0]["valueFrom"]["fieldRef"]["apiVersion"] == "v1"
-    assert got["spec"]["volumes"] == [{"name": "config", "configMap": {"name": "web-config", "defaultMode": 420}},
-                                      {"name": "cache", "emptyDir": {}}]
+    assert got["spec"]["volumes"][:2] == [{"name": "config", "configMap": {"name": "web-config", "defaultMode": 420}},
+                                          {"name": "cache", "emptyDir": {}}]
+    assert got["spec"]["volumes"][2]["name"].startswith("kube-api-access-")
     assert got["status"]["qosClass"] == "Guaranteed"
     # Re-applying with a new image is an allowed update.
     manifest.write_text(MANIFEST.replace("nginx:1.27", "nginx:1.28"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..apimachinery import errors
 from ..registry.context import UserInfo
 
 CREATE, UPDATE, DELETE, CONNECT = "CREATE", "UPDATE", "DELETE", "CONNECT"
@@ -27,6 +28,13 @@ class Attributes:
     user: UserInfo
     dry_run: bool = False
     options: Object = field(default_factory=dict)
+
+
+def forbidden(attrs: Attributes, why: str) -> errors.StatusError:
+    """admission.NewForbidden: named after the request, else the object's name or generateName."""
+    meta = (attrs.object or {}).get("metadata") or {}
+    name = attrs.name or meta.get("name") or meta.get("generateName") or "Unknown"
+    return errors.forbidden(attrs.resource, attrs.group, name, why)
 
 
 class MutationInterface(Protocol):

@@ -126,3 +126,23 @@ def canonical(q: Quantity) -> str:
         exponent += 10
     names = {v: k for k, v in BINARY_SUFFIXES.items()}
     return f"{amount}{names.get(exponent, '')}"
+
+
+# ---- arithmetic (Quantity.Add, Quantity.Sub, Quantity.Cmp) ----
+
+ZERO = Quantity(Fraction(0), DECIMAL_SI)
+
+
+def from_int(value: int, fmt: str = DECIMAL_SI) -> Quantity:
+    """resource.NewQuantity."""
+    return Quantity(Fraction(value), fmt)
+
+
+def add(a: Quantity, b: Quantity) -> Quantity:
+    """a + b, in a's format unless a is zero (then b's), as Quantity.Add keeps it."""
+    return Quantity(a.value + b.value, b.format if a.value == 0 else a.format)
+
+
+def sub(a: Quantity, b: Quantity) -> Quantity:
+    """a - b, in a's format unless a is zero (then b's), as Quantity.Sub keeps it."""
+    return Quantity(a.value - b.value, b.format if a.value == 0 else a.format)

@@ -1,4 +1,5 @@
-"""Request authenticators: bearer tokens, anonymous (with the paths it is allowed on), and their union."""
+"""Request authenticators: bearer tokens (from a union of token authenticators), anonymous (with the paths
+it is allowed on), and their union."""
 
 from __future__ import annotations
 
@@ -29,6 +30,28 @@ class BearerTokenAuthenticator:
         if user is None:
             raise AuthenticationError("invalid bearer token")
         return user
+
+
+class UnionTokenAuthenticator:
+    """Token authenticators in order: the first that knows the token wins; when none does, the
+    failures of those that rejected it (k8s tokenunion)."""
+
+    def __init__(self, authenticators: list[TokenAuthenticator]):
+        self.authenticators = authenticators
+
+    async def authenticate_token(self, token: str) -> UserInfo | None:
+        failures: list[str] = []
+        for authenticator in self.authenticators:
+            try:
+                user = await authenticator.authenticate_token(token)
+            except AuthenticationError as err:
+                failures.append(str(err))
+                continue
+            if user is not None:
+                return user
+        if failures:
+            raise AuthenticationError(", ".join(failures))
+        return None
 
 
 class AnonymousAuthenticator:
@@ -64,4 +87,4 @@ class UnionAuthenticator:
 
 
 __all__ = ["AuthenticationError", "BearerTokenAuthenticator", "AnonymousAuthenticator", "UnionAuthenticator",
-           "PUBLIC_PATHS"]
+           "UnionTokenAuthenticator", "PUBLIC_PATHS"]

@@ -60,6 +60,9 @@ class FlagSet:
     def string_slice_var(self, target: object, attr: str, name: str, usage: str) -> Flag:
         return self.var(values.StringSliceValue(target, attr), name, usage)
 
+    def string_array_var(self, target: object, attr: str, name: str, usage: str) -> Flag:
+        return self.var(values.StringArrayValue(target, attr), name, usage)
+
     def sorted_flags(self) -> list[Flag]:
         return [self.flags[key] for key in sorted(self.flags)]
 

@@ -133,6 +133,20 @@ class StringSliceValue(Value):
         return "[" + ",".join(value) + "]"
 
 
+class StringArrayValue(Value):
+    """pflag stringArray: each flag is one value (no comma splitting); repeated flags append, the
+    first replacing the default."""
+
+    type_name = "stringArray"
+    zero_defaults = ("[]",)
+
+    def convert(self, raw: str) -> list[str]:
+        return [*self.get(), raw] if self.set_once else [raw]
+
+    def render(self, value: Any) -> str:
+        return "[" + ",".join(value) + "]"
+
+
 class MapStringBoolValue(Value):
     """component-base MapStringBool: "k1=true,k2=false"; repeated flags merge."""
 

@@ -139,6 +139,13 @@ def _maybe_generate_certs(c: CompletedOptions) -> None:
         c.completion_errors.append(f"unable to generate self signed cert: {err}")
 
 
+def _maybe_generate_service_account_key(c: CompletedOptions) -> None:
+    try:
+        c.authentication.complete(c.data_dir)
+    except OSError as err:
+        c.completion_errors.append(f"unable to generate service account signing key: {err}")
+
+
 def complete(s: ServerRunOptions) -> CompletedOptions:
     """Fills defaults in place (like Go's Complete) and returns the completed view."""
     s.etcd.complete()
@@ -169,4 +176,5 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         completion_errors=list(ranges.errors),
     )
     _maybe_generate_certs(completed)
+    _maybe_generate_service_account_key(completed)
     return completed

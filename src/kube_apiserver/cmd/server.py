@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import version
-from ..admission.interfaces import Chain
-from ..admission.namespace_lifecycle import NamespaceLifecycle
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..apiextensions.server import new_apiextensions_server
@@ -22,7 +20,9 @@ from ..authentication.request import (
     AnonymousAuthenticator,
     BearerTokenAuthenticator,
     UnionAuthenticator,
+    UnionTokenAuthenticator,
 )
+from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
 from ..authorization.modes import new_authorizer
@@ -32,12 +32,16 @@ from ..registry.context import UserInfo
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.serving import SecureServingInfo
+from ..serviceaccount.claims import ObjectGetter
+from ..serviceaccount.getter import storage_getter
+from ..serviceaccount.issuer import TokenConfig
 from ..storage import interface as storage
 from ..storage.compactor import Compactor
 from ..storage.factory import StorageFactory
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
 from . import admin
+from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
 
 log = logging.getLogger("kube_apiserver")
@@ -50,6 +54,7 @@ class ServerConfig:
     serving: SecureServingInfo
     admin_token: str
     rbac_source: RegistryRuleSource
+    admission: AdmissionPlugins | None = None
 
 
 async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLiteKV]:
@@ -59,7 +64,8 @@ async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLite
     return ObjectStore(kv), kv
 
 
-def new_authenticator(opts: CompletedOptions, admin_token: str) -> UnionAuthenticator:
+def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts: TokenConfig,
+                      get_object: ObjectGetter) -> UnionAuthenticator:
     tokens = StaticTokenAuthenticator({})
     if opts.authentication.token_auth_file:
         tokens = StaticTokenAuthenticator.from_file(opts.authentication.token_auth_file)
@@ -68,7 +74,8 @@ def new_authenticator(opts: CompletedOptions, admin_token: str) -> UnionAuthenti
     authn = opts.authentication
     paths = PUBLIC_PATHS if authn.anonymous_public_paths_only else None
     anonymous = AnonymousAuthenticator(paths) if authn.anonymous else None
-    authenticators: list[Any] = [BearerTokenAuthenticator(tokens)]
+    bearer = UnionTokenAuthenticator([tokens, ServiceAccountTokenAuthenticator(service_accounts, get_object)])
+    authenticators: list[Any] = [BearerTokenAuthenticator(bearer)]
     if authn.client_ca_file:
         authenticators.insert(0, X509Authenticator())  # kube-apiserver asks x509 first
     return UnionAuthenticator(authenticators, anonymous)
@@ -83,13 +90,16 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         except storage.KeyNotFoundError:
             return None
 
+    get_object = storage_getter(store)
+    admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object)
     admin_token = admin.ensure_admin_credential(opts.data_dir)
     rbac_source = RegistryRuleSource()
     host = opts.advertise_address
+    service_accounts = opts.authentication.service_accounts.token_config()
     generic = Config(
-        authenticator=new_authenticator(opts, admin_token),
+        authenticator=new_authenticator(opts, admin_token, service_accounts, get_object),
         authorizer=new_authorizer(opts.authorization.modes, rbac_source),
-        admission=Chain([NamespaceLifecycle(get_namespace)]),
+        admission=admission.chain,
         request_timeout=opts.generic.request_timeout,
         min_request_timeout=float(opts.generic.min_request_timeout),
         shutdown_delay=opts.generic.shutdown_delay_duration,
@@ -108,8 +118,8 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
                                 client_ca_file=opts.authentication.client_ca_file)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
-                        opts.service_node_port_range, serving)
-    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source)
+                        opts.service_node_port_range, serving, service_accounts)
+    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission)
 
 
 LEASE_CHECK_SECONDS = 1.0
@@ -120,6 +130,8 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     api_extensions = new_apiextensions_server(config.generic, EmptyDelegate())
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
     config.rbac_source.bind(kube_api_server.restful.group_versions)
+    if config.admission is not None:
+        config.admission.bind(kube_api_server.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
     return new_aggregator_server(config.generic, kube_api_server)
 

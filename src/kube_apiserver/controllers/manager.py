@@ -6,12 +6,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ..api.core.resourcequota.evaluators import new_evaluators
 from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .namespace import NamespaceController
+from .resourcequota import ResourceQuotaController
+from .serviceaccount import ServiceAccountsController
 
 log = logging.getLogger("kube_apiserver.controllers")
-DEFAULT_CONTROLLERS = ("garbagecollector", "namespace")
+DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
 
 
@@ -38,6 +41,11 @@ def served_resources(group_versions: dict[tuple[str, str], dict[str, Any]]) -> l
     return resources
 
 
+def _find(resources: list[Resource], resource: str) -> Any:
+    """The core/v1 resource of that name, or None."""
+    return next((r for r in resources if r.resource == resource and not r.group), None)
+
+
 class ControllerManager:
     def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]]):
         self.names = names
@@ -50,9 +58,17 @@ class ControllerManager:
         if enabled(self.names, "garbagecollector"):
             self.running.append(GarbageCollector(resources))
         if enabled(self.names, "namespace") and "namespaces/finalize" in core:
-            namespaces = next(r for r in resources if r.resource == "namespaces" and not r.group)
+            namespaces = _find(resources, "namespaces")
             self.running.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
                                                     core["namespaces/finalize"].scope.storage, resources))
+        if enabled(self.names, "serviceaccount"):
+            accounts = _find(resources, "serviceaccounts")
+            if accounts is not None:
+                self.running.append(ServiceAccountsController(_find(resources, "namespaces"), accounts))
+        quotas = _find(resources, "resourcequotas")
+        if enabled(self.names, "resourcequota") and quotas is not None:
+            self.running.append(ResourceQuotaController(quotas, core["resourcequotas/status"].scope.storage,
+                                                        resources, new_evaluators()))
         for controller in self.running:
             await controller.start()
             log.info("Started %s controller", controller.name)

@@ -3,6 +3,7 @@ controller (k8s pkg/controlplane/instance.go)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from ..api import core
@@ -15,9 +16,13 @@ from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
 from ..server.serving import SecureServingInfo
+from ..serviceaccount import openid
+from ..serviceaccount.issuer import TokenConfig
 from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
 from .kubernetesservice import KubernetesServiceConfig, KubernetesServiceController
+
+log = logging.getLogger("kube_apiserver.controlplane")
 
 
 @dataclass
@@ -31,6 +36,8 @@ class ExtraConfig:
     service_node_port_range: PortRange = field(default_factory=lambda: PortRange(30000, 2768))
     # The listener: its port is the real one once serving, even when asked for port 0.
     serving: SecureServingInfo | None = None
+    # The service account token issuer: serviceaccounts/token and the OpenID discovery documents.
+    service_accounts: TokenConfig | None = None
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -38,13 +45,18 @@ class ExtraConfig:
     def public_port(self) -> int:
         return self.serving.port if self.serving is not None and self.serving.port else self.secure_port
 
+    def external_address(self) -> str:
+        host = f"[{self.advertise_address}]" if ":" in self.advertise_address else self.advertise_address
+        return f"{host}:{self.public_port()}"
+
 
 class Instance:
     def __init__(self, generic: CompletedConfig, extra: ExtraConfig, delegate: DelegationTarget):
         self.generic_api_server = generic.new("kube-apiserver", delegate)
         self.extra = extra
-        self.generic_api_server.install_legacy_api_group(core.new_api_group_info(extra.storage,
-                                                                                 extra.service_network()))
+        self.generic_api_server.install_legacy_api_group(core.new_api_group_info(
+            extra.storage, extra.service_network(), extra.service_accounts))
+        self._install_issuer_discovery()
         groups = installed_groups()
         self.generic_api_server.install_api_groups(*(group.new_api_group_info(extra.storage) for group in groups))
         for group in groups:
@@ -63,6 +75,21 @@ class Instance:
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions)
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
+
+    def _install_issuer_discovery(self) -> None:
+        """The OpenID discovery documents of an https issuer (skipped, with the reason logged, otherwise)."""
+        config = self.extra.service_accounts
+        if config is None or not config.issuer:
+            return
+        why = openid.issuer_error(config.issuer)
+        if why:
+            log.error("Could not construct pre-rendered responses for ServiceAccountIssuerDiscovery endpoints. "
+                      "Endpoints will not be enabled. Error: %s", why)
+            return
+        server = openid.OpenIDMetadataServer(config.issuer, config.public_keys, self.extra.external_address)
+        mux = self.generic_api_server.handler.non_restful_mux
+        mux.handle(openid.OPENID_CONFIG_PATH, server.serve_configuration)
+        mux.handle(openid.JWKS_PATH, server.serve_keys)
 
     async def _storage_check(self) -> None:
         await self.extra.storage.store.current_revision()

@@ -29,12 +29,18 @@ CLUSTER_ROLES = {
                            "resources": ["selfsubjectreviews"]}],
     "system:public-info-viewer": [{"nonResourceURLs": ["/healthz", "/livez", "/readyz", "/version", "/version/"],
                                    "verbs": READ}],
+    "system:service-account-issuer-discovery": [{"nonResourceURLs": [
+        "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks",
+        "/openid/v1/jwks/"], "verbs": READ}],
 }
 CLUSTER_ROLE_BINDINGS = {
     "cluster-admin": ("cluster-admin", ["system:masters"]),
     "system:discovery": ("system:discovery", ["system:authenticated"]),
     "system:basic-user": ("system:basic-user", ["system:authenticated"]),
     "system:public-info-viewer": ("system:public-info-viewer", ["system:authenticated", "system:unauthenticated"]),
+    # Service accounts read their issuer's discovery documents; nobody else by default.
+    "system:service-account-issuer-discovery": ("system:service-account-issuer-discovery",
+                                                ["system:serviceaccounts"]),
 }
 
 

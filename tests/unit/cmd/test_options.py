@@ -423,7 +423,8 @@ def test_user_supplied_tls_pair_is_used(tmp_path, data_dir):
         pair.key_file,
         pair.cert_file,
     )
-    assert not os.path.exists(os.path.join(data_dir, "pki"))
+    # No self-signed serving certificate: the pki directory holds only the service account signing key.
+    assert os.listdir(os.path.join(data_dir, "pki")) == ["sa.key"]
 
 
 def test_tls_min_version():

@@ -1,7 +1,9 @@
 """Protobuf descriptions of the core/v1 kinds served here (field numbers of k8s.io/api core/v1
 generated.proto; notation in apimachinery/protobuf.py). Pod and PodTemplate reach every message of
 the PodSpec tree (volumes, containers, probes, security contexts, affinity...) and PodStatus;
-ReplicationController reuses PodTemplateSpec; Scale is autoscaling/v1's."""
+PersistentVolume reuses the volume sources a Pod may also name;
+ReplicationController reuses PodTemplateSpec; Scale is autoscaling/v1's, TokenRequest (serviceaccounts/token)
+authentication.k8s.io/v1's."""
 
 from ...apimachinery import protobuf
 
@@ -150,6 +152,13 @@ Binding: metadata=1:ObjectMeta target=2:ObjectReference
 Eviction: metadata=1:ObjectMeta deleteOptions=2:DeleteOptions?
 """)
 protobuf.define("""
+ServiceAccount: metadata=1:ObjectMeta secrets=2:ObjectReference[] imagePullSecrets=3:LocalObjectReference[] automountServiceAccountToken=4:bool?
+AuthenticationTokenRequest: metadata=1:ObjectMeta spec=2:TokenRequestSpec status=3:TokenRequestStatus
+TokenRequestSpec: audiences=1:string[] expirationSeconds=4:int64? boundObjectRef=3:BoundObjectReference?
+TokenRequestStatus: token=1:string expirationTimestamp=2:Time
+BoundObjectReference: kind=1:string apiVersion=2:string name=3:string uid=4:string
+""")
+protobuf.define("""
 Service: metadata=1:ObjectMeta spec=2:ServiceSpec status=3:ServiceStatus
 ServiceSpec: ports=1:ServicePort[] selector=2:map<string> clusterIP=3:string clusterIPs=18:string[] type=4:string externalIPs=5:string[] sessionAffinity=7:string loadBalancerIP=8:string loadBalancerSourceRanges=9:string[] externalName=10:string externalTrafficPolicy=11:string healthCheckNodePort=12:int32 publishNotReadyAddresses=13:bool sessionAffinityConfig=14:SessionAffinityConfig? ipFamilies=19:string[] ipFamilyPolicy=17:string? allocateLoadBalancerNodePorts=20:bool? loadBalancerClass=21:string? internalTrafficPolicy=22:string? trafficDistribution=23:string?
 ServicePort: name=1:string protocol=2:string appProtocol=6:string? port=3:int32 targetPort=4:IntOrString nodePort=5:int32
@@ -171,9 +180,64 @@ ReplicationControllerCondition: type=1:string status=2:string lastTransitionTime
 Scale: metadata=1:ObjectMeta spec=2:ScaleSpec status=3:ScaleStatus
 ScaleSpec: replicas=1:int32
 ScaleStatus: replicas=1:int32? selector=2:string
+ResourceQuota: metadata=1:ObjectMeta spec=2:ResourceQuotaSpec status=3:ResourceQuotaStatus
+ResourceQuotaSpec: hard=1:map<Quantity> scopes=2:string[] scopeSelector=3:ScopeSelector?
+ScopeSelector: matchExpressions=1:ScopedResourceSelectorRequirement[]
+ScopedResourceSelectorRequirement: scopeName=1:string operator=2:string values=3:string[]
+ResourceQuotaStatus: hard=1:map<Quantity> used=2:map<Quantity>
+LimitRange: metadata=1:ObjectMeta spec=2:LimitRangeSpec
+LimitRangeSpec: limits=1:LimitRangeItem[]
+LimitRangeItem: type=1:string max=2:map<Quantity> min=3:map<Quantity> default=4:map<Quantity> defaultRequest=5:map<Quantity> maxLimitRequestRatio=6:map<Quantity>
 """)
+protobuf.define("""
+Node: metadata=1:ObjectMeta spec=2:NodeSpec status=3:NodeStatus
+NodeSpec: podCIDR=1:string podCIDRs=7:string[] providerID=3:string unschedulable=4:bool taints=5:Taint[] configSource=6:NodeConfigSource? externalID=2:string
+Taint: key=1:string value=2:string effect=3:string timeAdded=4:Time?
+NodeConfigSource: configMap=2:ConfigMapNodeConfigSource?
+ConfigMapNodeConfigSource: namespace=1:string name=2:string uid=3:string resourceVersion=4:string kubeletConfigKey=5:string
+NodeStatus: capacity=1:map<Quantity> allocatable=2:map<Quantity> phase=3:string conditions=4:NodeCondition[] addresses=5:NodeAddress[] daemonEndpoints=6:NodeDaemonEndpoints nodeInfo=7:NodeSystemInfo images=8:ContainerImage[] volumesInUse=9:string[] volumesAttached=10:AttachedVolume[] config=11:NodeConfigStatus? runtimeHandlers=12:NodeRuntimeHandler[] features=13:NodeFeatures?
+NodeCondition: type=1:string status=2:string lastHeartbeatTime=3:Time lastTransitionTime=4:Time reason=5:string message=6:string
+NodeAddress: type=1:string address=2:string
+NodeDaemonEndpoints: kubeletEndpoint=1:DaemonEndpoint
+DaemonEndpoint: Port=1:int32
+NodeSystemInfo: machineID=1:string systemUUID=2:string bootID=3:string kernelVersion=4:string osImage=5:string containerRuntimeVersion=6:string kubeletVersion=7:string kubeProxyVersion=8:string operatingSystem=9:string architecture=10:string swap=11:NodeSwapStatus?
+NodeSwapStatus: capacity=1:int64?
+ContainerImage: names=1:string[] sizeBytes=2:int64
+AttachedVolume: name=1:string devicePath=2:string
+NodeConfigStatus: assigned=1:NodeConfigSource? active=2:NodeConfigSource? lastKnownGood=3:NodeConfigSource? error=4:string
+NodeRuntimeHandler: name=1:string features=2:NodeRuntimeHandlerFeatures?
+NodeRuntimeHandlerFeatures: recursiveReadOnlyMounts=1:bool? userNamespaces=2:bool?
+NodeFeatures: supplementalGroupsPolicy=1:bool?
+PersistentVolume: metadata=1:ObjectMeta spec=2:PersistentVolumeSpec status=3:PersistentVolumeStatus
+PersistentVolumeSpec: capacity=1:map<Quantity> persistentVolumeSource=2:PersistentVolumeSource^ accessModes=3:string[] claimRef=4:ObjectReference? persistentVolumeReclaimPolicy=5:string storageClassName=6:string mountOptions=7:string[] volumeMode=8:string? nodeAffinity=9:VolumeNodeAffinity? volumeAttributesClassName=10:string?
+PersistentVolumeSource: gcePersistentDisk=1:GCEPersistentDiskVolumeSource? awsElasticBlockStore=2:AWSElasticBlockStoreVolumeSource? hostPath=3:HostPathVolumeSource? glusterfs=4:GlusterfsPersistentVolumeSource? nfs=5:NFSVolumeSource? rbd=6:RBDPersistentVolumeSource? iscsi=7:ISCSIPersistentVolumeSource? cinder=8:CinderPersistentVolumeSource? cephfs=9:CephFSPersistentVolumeSource? fc=10:FCVolumeSource? flocker=11:FlockerVolumeSource? flexVolume=12:FlexPersistentVolumeSource? azureFile=13:AzureFilePersistentVolumeSource? vsphereVolume=14:VsphereVirtualDiskVolumeSource? quobyte=15:QuobyteVolumeSource? azureDisk=16:AzureDiskVolumeSource? photonPersistentDisk=17:PhotonPersistentDiskVolumeSource? portworxVolume=18:PortworxVolumeSource? scaleIO=19:ScaleIOPersistentVolumeSource? local=20:LocalVolumeSource? storageos=21:StorageOSPersistentVolumeSource? csi=22:CSIPersistentVolumeSource?
+GlusterfsPersistentVolumeSource: endpoints=1:string path=2:string readOnly=3:bool endpointsNamespace=4:string?
+RBDPersistentVolumeSource: monitors=1:string[] image=2:string fsType=3:string pool=4:string user=5:string keyring=6:string secretRef=7:SecretReference? readOnly=8:bool
+ISCSIPersistentVolumeSource: targetPortal=1:string iqn=2:string lun=3:int32 iscsiInterface=4:string fsType=5:string readOnly=6:bool portals=7:string[] chapAuthDiscovery=8:bool chapAuthSession=11:bool secretRef=10:SecretReference? initiatorName=12:string?
+CinderPersistentVolumeSource: volumeID=1:string fsType=2:string readOnly=3:bool secretRef=4:SecretReference?
+CephFSPersistentVolumeSource: monitors=1:string[] path=2:string user=3:string secretFile=4:string secretRef=5:SecretReference? readOnly=6:bool
+FlexPersistentVolumeSource: driver=1:string fsType=2:string secretRef=3:SecretReference? readOnly=4:bool options=5:map<string>
+AzureFilePersistentVolumeSource: secretName=1:string shareName=2:string readOnly=3:bool secretNamespace=4:string?
+ScaleIOPersistentVolumeSource: gateway=1:string system=2:string secretRef=3:SecretReference? sslEnabled=4:bool protectionDomain=5:string storagePool=6:string storageMode=7:string volumeName=8:string fsType=9:string readOnly=10:bool
+LocalVolumeSource: path=1:string fsType=2:string?
+StorageOSPersistentVolumeSource: volumeName=1:string volumeNamespace=2:string fsType=3:string readOnly=4:bool secretRef=5:ObjectReference?
+CSIPersistentVolumeSource: driver=1:string volumeHandle=2:string readOnly=3:bool fsType=4:string volumeAttributes=5:map<string> controllerPublishSecretRef=6:SecretReference? nodeStageSecretRef=7:SecretReference? nodePublishSecretRef=8:SecretReference? controllerExpandSecretRef=9:SecretReference? nodeExpandSecretRef=10:SecretReference?
+SecretReference: name=1:string namespace=2:string
+VolumeNodeAffinity: required=1:NodeSelector?
+PersistentVolumeStatus: phase=1:string message=2:string reason=3:string lastPhaseTransitionTime=4:Time?
+PersistentVolumeClaim: metadata=1:ObjectMeta spec=2:PersistentVolumeClaimSpec status=3:PersistentVolumeClaimStatus
+PersistentVolumeClaimStatus: phase=1:string accessModes=2:string[] capacity=3:map<Quantity> conditions=4:PersistentVolumeClaimCondition[] allocatedResources=5:map<Quantity> allocatedResourceStatuses=7:map<string> currentVolumeAttributesClassName=8:string? modifyVolumeStatus=9:ModifyVolumeStatus?
+PersistentVolumeClaimCondition: type=1:string status=2:string lastProbeTime=3:Time lastTransitionTime=4:Time reason=5:string message=6:string
+ModifyVolumeStatus: targetVolumeAttributesClassName=1:string status=2:string
+ComponentStatus: metadata=1:ObjectMeta conditions=2:ComponentCondition[]
+ComponentCondition: type=1:string status=2:string message=3:string error=4:string
+""")
+for _kind in ("Node", "PersistentVolume", "PersistentVolumeClaim", "ComponentStatus"):
+    protobuf.register_kind("v1", _kind)
 protobuf.register_kind("policy/v1", "Eviction")
 protobuf.register_kind("autoscaling/v1", "Scale")
+# storage.k8s.io's CSIDriver has a TokenRequest message of its own
+protobuf.register_kind("authentication.k8s.io/v1", "TokenRequest", "AuthenticationTokenRequest")
 for _kind in ("ConfigMap", "Secret", "Namespace", "Event", "Pod", "PodTemplate", "Binding", "Service", "Endpoints",
-              "ReplicationController"):
+              "ReplicationController", "ServiceAccount", "ResourceQuota", "LimitRange"):
     protobuf.register_kind("v1", _kind)

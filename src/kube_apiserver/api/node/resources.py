@@ -13,7 +13,7 @@ STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 STANDARD_RESOURCES = frozenset((
     "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
     "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-    "replicationcontrollers", "secrets", "persistentvolumeclaims", "storage", "requests.storage",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
     "services.nodeports", "services.loadbalancers"))
 INTEGER_RESOURCES = frozenset((
     "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",

@@ -1,14 +1,97 @@
 """Authentication flags (k8s.io/kubernetes/pkg/kubeapiserver/options/authentication.go, the subset this
-server implements: anonymous requests, static token file, client certificates)."""
+server implements: anonymous requests, static token file, client certificates, service account tokens)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 from kube_apiserver import logs
 from kube_apiserver.cli.flagset import FlagSet
+from kube_apiserver.cli.goduration import format_duration
 from kube_apiserver.cli.gofile import read_error
+from kube_apiserver.cli.gostrconv import go_quote
 from kube_apiserver.server import certs
+from kube_apiserver.serviceaccount import keys
+from kube_apiserver.serviceaccount.claims import WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS
+from kube_apiserver.serviceaccount.issuer import TokenConfig
+from kube_apiserver.serviceaccount.jwt import TokenGenerator
+
+DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local"  # our choice: kube-apiserver has none
+MAX_EXPIRATION_BOUNDS = (3600.0, float(1 << 32))
+
+
+@dataclass
+class ServiceAccountAuthenticationOptions:
+    """ServiceAccountAuthenticationOptions. With no key given, a signing key is generated under the data
+    dir (<data-dir>/pki/sa.key) and verifies too; a signing key alone verifies the tokens it signs."""
+
+    issuers: list[str] = field(default_factory=lambda: [DEFAULT_ISSUER])
+    key_files: list[str] = field(default_factory=list)
+    signing_key_file: str = ""
+    max_expiration: float = 0.0
+    extend_expiration: bool = True
+    api_audiences: list[str] = field(default_factory=list)
+
+    def add_flags(self, fs: FlagSet) -> None:
+        fs.string_array_var(self, "issuers", "service-account-issuer", _ISSUER_HELP)
+        fs.string_array_var(self, "key_files", "service-account-key-file", _KEY_FILE_HELP)
+        fs.string_var(self, "signing_key_file", "service-account-signing-key-file", _SIGNING_KEY_HELP)
+        fs.duration_var(self, "max_expiration", "service-account-max-token-expiration", _MAX_EXPIRATION_HELP)
+        fs.bool_var(self, "extend_expiration", "service-account-extend-token-expiration", _EXTEND_HELP)
+        fs.string_slice_var(self, "api_audiences", "api-audiences", _API_AUDIENCES_HELP)
+
+    def complete(self, data_dir: str) -> None:
+        if not self.signing_key_file and not self.key_files:
+            self.signing_key_file = keys.ensure_signing_key(os.path.join(data_dir, "pki"))
+        if self.signing_key_file and not self.key_files:
+            self.key_files = [self.signing_key_file]
+        if not self.api_audiences and self.issuers:
+            self.api_audiences = [self.issuers[0]]
+
+    def validate(self) -> list[str]:
+        errors = _issuer_errors(self.issuers)
+        if self.max_expiration and not MAX_EXPIRATION_BOUNDS[0] <= self.max_expiration <= MAX_EXPIRATION_BOUNDS[1]:
+            errors.append("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds")
+        for path in self.key_files:
+            try:
+                keys.load_public_keys(path)
+            except (OSError, ValueError) as err:
+                errors.append(f"failed to parse service-account-key-file {go_quote(path)}: {err}")
+        if self.signing_key_file:
+            try:
+                keys.load_private_key(self.signing_key_file)
+            except (OSError, ValueError) as err:
+                errors.append(f"failed to parse service-account-issuer-key-file: {err}")
+        return errors
+
+    def token_config(self) -> TokenConfig:
+        """The issuer's configuration, keys loaded (validate() has passed)."""
+        public_keys = [key for path in self.key_files for key in keys.load_public_keys(path)]
+        generator = None
+        if self.signing_key_file and self.issuers:
+            generator = TokenGenerator(self.issuers[0], keys.load_private_key(self.signing_key_file))
+        if self.extend_expiration and 0 < self.max_expiration < WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS:
+            logs.warning("service-account-extend-token-expiration is true, in order to correctly trigger safe "
+                         "transition logic, service-account-max-token-expiration must be set longer than %d "
+                         "seconds (currently %s)", WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS,
+                         format_duration(self.max_expiration))
+        return TokenConfig(list(self.issuers), list(self.api_audiences), public_keys, generator,
+                           int(self.max_expiration), self.extend_expiration)
+
+
+def _issuer_errors(issuers: list[str]) -> list[str]:
+    errors: list[str] = []
+    if not issuers:
+        errors.append("service-account-issuer is a required flag")
+    seen: set[str] = set()
+    for issuer in issuers:
+        if not issuer:
+            errors.append("service-account-issuer should not be an empty string")
+        elif issuer in seen:
+            errors.append(f"service-account-issuer {go_quote(issuer)} is already specified")
+        seen.add(issuer)
+    return errors
 
 
 @dataclass
@@ -17,6 +100,7 @@ class BuiltInAuthenticationOptions:
     client_ca_file: str = ""
     token_auth_file: str = ""
     anonymous_public_paths_only: bool = False
+    service_accounts: ServiceAccountAuthenticationOptions = field(default_factory=ServiceAccountAuthenticationOptions)
 
     def add_flags(self, fs: FlagSet) -> None:
         fs.bool_var(self, "anonymous", "anonymous-auth", _ANONYMOUS_HELP)
@@ -28,6 +112,11 @@ class BuiltInAuthenticationOptions:
             "If set, the file that will be used to secure the secure port of the API server via token "
             "authentication.",
         )
+        self.service_accounts.add_flags(fs)
+
+    def complete(self, data_dir: str) -> None:
+        """Generates (or reuses) the service account signing key when none is given; raises OSError."""
+        self.service_accounts.complete(data_dir)
 
     def apply_authorization(self, authorization_modes: list[str]) -> None:
         """kube-apiserver turns anonymous auth off when the AlwaysAllow authorizer is in use, since it would
@@ -48,7 +137,7 @@ class BuiltInAuthenticationOptions:
             error = certs.ca_bundle_error(self.client_ca_file)
             if error:
                 errors.append(f"unable to load client CA file: {error}")
-        return errors
+        return errors + self.service_accounts.validate()
 
 
 _ANONYMOUS_HELP = (
@@ -60,4 +149,41 @@ _CLIENT_CA_HELP = (
     "If set, any request presenting a client certificate signed by one of the authorities in the "
     "client-ca-file is authenticated with an identity corresponding to the CommonName of the client "
     "certificate."
+)
+_ISSUER_HELP = (
+    'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of '
+    "issued tokens. This value is a string or URI. If this option is not a valid URI per the OpenID Discovery "
+    "1.0 spec, the ServiceAccountIssuerDiscovery feature will remain disabled, even if the feature gate is set "
+    "to true. It is highly recommended that this value comply with the OpenID spec: "
+    "https://openid.net/specs/openid-connect-discovery-1_0.html. In practice, this means that "
+    "service-account-issuer must be an https URL. It is also highly recommended that this URL be capable of "
+    "serving OpenID discovery documents at {service-account-issuer}/.well-known/openid-configuration. When this "
+    "flag is specified multiple times, the first is used to generate tokens and all are used to determine which "
+    "issuers are accepted."
+)
+_KEY_FILE_HELP = (
+    "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount "
+    "tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with "
+    "different files. If unspecified, --tls-private-key-file is used. Must be specified when "
+    "--service-account-signing-key-file is provided"
+)
+_SIGNING_KEY_HELP = (
+    "Path to the file that contains the current private key of the service account token issuer. The issuer "
+    "will sign issued ID tokens with this private key."
+)
+_MAX_EXPIRATION_HELP = (
+    "The maximum validity duration of a token created by the service account token issuer. If an otherwise "
+    "valid TokenRequest with a validity duration larger than this value is requested, a token will be issued "
+    "with a validity duration of this value."
+)
+_EXTEND_HELP = (
+    "Turns on projected service account expiration extension during token generation, which helps safe "
+    "transition from legacy token to bound service account token feature. If this flag is enabled, admission "
+    "injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring "
+    "value of service-account-max-token-expiration."
+)
+_API_AUDIENCES_HELP = (
+    "Identifiers of the API. The service account token authenticator will validate that tokens used against "
+    "the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured "
+    "and this flag is not, this field defaults to a single element list containing the issuer URL."
 )

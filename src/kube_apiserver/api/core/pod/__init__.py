@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from ....registry.store import Store
+from ....registry.strategy import Strategy
 from ....storage.factory import StorageFactory
+from ..kubelet import NODES, NODES_KEY
 from .binding import BindingREST
 from .connect import ConnectREST, LogREST
 from .eviction import EvictionREST
@@ -18,6 +20,7 @@ from .table import TABLE
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:
     store = Store(INFO, PodStrategy(INFO), storage, "/registry/pods", TABLE, return_deleted_object=True)
+    nodes = Store(NODES, Strategy(NODES), storage, NODES_KEY)  # where the kubelets are (read only)
     routes: dict[str, Any] = {
         "pods": store,
         "pods/status": status_rest(store),
@@ -25,10 +28,10 @@ def new_rest(storage: StorageFactory) -> dict[str, Any]:
         "pods/eviction": EvictionREST(store, storage),
         "pods/ephemeralcontainers": ephemeral_containers_rest(store),
         "pods/resize": resize_rest(store),
-        "pods/log": LogREST(store),
+        "pods/log": LogREST(store, nodes),
         "bindings": BindingREST(store, ""),
     }
     for subresource, kind in (("exec", "PodExecOptions"), ("attach", "PodAttachOptions"),
                               ("portforward", "PodPortForwardOptions"), ("proxy", "PodProxyOptions")):
-        routes[f"pods/{subresource}"] = ConnectREST(store, subresource, kind)
+        routes[f"pods/{subresource}"] = ConnectREST(store, nodes, subresource, kind)
     return routes

@@ -1,7 +1,8 @@
 """The subresources a kubelet serves: pods/log, exec, attach, portforward and proxy. This server has no
 kubelets (DESIGN.md non-goals): they answer as kube-apiserver does when it cannot reach one. An
 unscheduled pod has no host (400; its log is empty, as LogLocation gives no location); a scheduled
-pod's node is unknown to this server (404 for the node, as GetConnectionInfo answers)."""
+pod's node is looked up as GetConnectionInfo does (404 for an unknown node), then its kubelet cannot be
+reached (kubelet.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ....endpoints.http import Response
 from ....registry.context import Context
 from ....registry.rest import ResourceInfo
 from ....registry.store import Store
+from ..kubelet import unreachable
 
 Object = dict[str, Any]
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
@@ -38,9 +40,10 @@ def validate_container(container: str, pod: Object) -> str:
                              f"[{' '.join(_container_names(pod))}]")
 
 
-def no_kubelet(pod: Object) -> errors.StatusError:
-    """GetConnectionInfo for the pod's node: no node is known to this server."""
-    return errors.not_found("nodes", "", pod["spec"]["nodeName"])
+async def no_kubelet(nodes: Store, ctx: Context, pod: Object) -> errors.StatusError:
+    """GetConnectionInfo for the pod's node: 404 for an unknown node, else its kubelet is out of reach."""
+    node = await nodes.get(ctx, pod["spec"]["nodeName"])
+    return unreachable(node)
 
 
 class LogREST:
@@ -48,16 +51,16 @@ class LogREST:
 
     connect_verbs = ("get",)
 
-    def __init__(self, pods: Store):
+    def __init__(self, pods: Store, nodes: Store):
         self.info = ResourceInfo("", "v1", "pods", "Pod", "", True, subresource="log")
-        self.pods = pods
+        self.pods, self.nodes = pods, nodes
 
     async def connect(self, ctx: Context, name: str, options: dict[str, list[str]], request: Any) -> Response:
         pod = await self.pods.get(ctx, name)
         validate_container((options.get("container") or [""])[0], pod)
         if not (pod.get("spec") or {}).get("nodeName"):
             return Response(200, b"", "text/plain")
-        raise no_kubelet(pod)
+        raise await no_kubelet(self.nodes, ctx, pod)
 
 
 class ConnectREST:
@@ -65,9 +68,9 @@ class ConnectREST:
 
     connect_verbs = ("connect",)
 
-    def __init__(self, pods: Store, subresource: str, kind: str):
+    def __init__(self, pods: Store, nodes: Store, subresource: str, kind: str):
         self.info = ResourceInfo("", "v1", "pods", kind, "", True, subresource=subresource)
-        self.pods = pods
+        self.pods, self.nodes = pods, nodes
 
     async def connect(self, ctx: Context, name: str, options: dict[str, list[str]], request: Any) -> Response:
         subresource = self.info.subresource
@@ -78,4 +81,4 @@ class ConnectREST:
             raise errors.bad_request("address not allowed")
         if not (pod.get("spec") or {}).get("nodeName"):
             raise errors.bad_request(f"pod {name} does not have a host assigned")
-        raise no_kubelet(pod)
+        raise await no_kubelet(self.nodes, ctx, pod)

@@ -1,5 +1,5 @@
-"""A readable diff of two PodSpecs, in the shape of the go-cmp diff Kubernetes appends to its
-"pod updates may not change fields" error (field names as in the Go struct)."""
+"""A readable diff of two PodSpecs (or another struct), in the shape of the go-cmp diff Kubernetes appends
+to its "pod updates may not change fields" error (field names as in the Go struct)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def _value(value: Any) -> str:
     return "nil" if value is None else json.dumps(value, separators=(", ", ": "), sort_keys=True)
 
 
-def spec_diff(old: Object, new: Object) -> str:
-    lines = ["  core.PodSpec{"]
+def spec_diff(old: Object, new: Object, type_name: str = "core.PodSpec") -> str:
+    lines = [f"  {type_name}{{"]
     identical = 0
     for key in sorted(set(old) | set(new)):
         if old.get(key) == new.get(key):

@@ -113,8 +113,18 @@ def _inline_ephemeral_common(container: Object) -> None:
             container.setdefault(key, value)
 
 
+def _service_account_alias(spec: Object) -> None:
+    """v1's deprecated serviceAccount names the account when serviceAccountName does not; the v1
+    conversion writes serviceAccountName to both."""
+    if not spec.get("serviceAccountName") and spec.get("serviceAccount"):
+        spec["serviceAccountName"] = spec["serviceAccount"]
+    if spec.get("serviceAccountName"):
+        spec["serviceAccount"] = spec["serviceAccountName"]
+
+
 def default_pod_spec(spec: Object) -> None:
     """SetDefaults_PodSpec and the defaults of everything a PodSpec holds (volumes, containers...)."""
+    _service_account_alias(spec)
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     if not spec.get("restartPolicy"):

@@ -1,0 +1,43 @@
+"""Where a node's kubelet listens (GetConnectionInfo of pkg/kubelet/client), for the requests kube-apiserver
+proxies to kubelets: nodes/proxy and the pods' log, exec, attach, portforward and proxy. This server has no
+kubelets (DESIGN.md non-goals): once the node and its kubelet are known, it answers with a clear 503."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...apimachinery import errors
+from ...apimachinery.meta import status_of
+from ...registry.rest import ResourceInfo
+
+Object = dict[str, Any]
+NODES = ResourceInfo("", "v1", "nodes", "Node", "node", False, short_names=("no",))
+NODES_KEY = "/registry/minions"
+# --kubelet-preferred-address-types default
+PREFERRED_ADDRESS_TYPES = ("Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP")
+KUBELET_PORT = 10250
+
+
+def preferred_address(node: Object) -> str:
+    """nodeutil.GetPreferredNodeAddress; a plain error (500) when the node reports none."""
+    addresses = status_of(node).get("addresses") or []
+    for kind in PREFERRED_ADDRESS_TYPES:
+        for address in addresses:
+            if address.get("type") == kind and address.get("address"):
+                return address["address"]
+    known = " ".join(f"{{{a.get('type', '')} {a.get('address', '')}}}" for a in addresses)
+    raise errors.StatusError(500, "", f"no preferred addresses found; known addresses: [{known}]")
+
+
+def kubelet_endpoint(node: Object) -> str:
+    """The node's preferred address and the kubelet port it reports (10250 when none)."""
+    port = ((status_of(node).get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port") or 0
+    host = preferred_address(node)
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port if port > 0 else KUBELET_PORT}"
+
+
+def unreachable(node: Object) -> errors.StatusError:
+    name = (node.get("metadata") or {}).get("name", "")
+    return errors.service_unavailable(f"error trying to reach service: this API server does not connect to "
+                                      f"kubelets (node {name}, kubelet {kubelet_endpoint(node)})")

@@ -1,0 +1,66 @@
+"""Service account bearer tokens (pkg/serviceaccount/jwt.go JWTTokenAuthenticator): a JWT naming one of
+our issuers, signed by one of the verifying keys, for one of the API audiences, whose service account
+(and bound pod, secret or node) still exists with the claimed uid."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..registry.context import UserInfo
+from ..serviceaccount import claims as sa_claims
+from ..serviceaccount import jwt
+from ..serviceaccount.issuer import TokenConfig
+from .interfaces import AuthenticationError
+
+
+def _audiences(value: Any) -> list[str]:
+    """jwt.Audience: a string or a list of strings."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    if value is None:
+        return []
+    raise AuthenticationError("square/go-jose/jwt: expected string or array value to unmarshal to Audience")
+
+
+class ServiceAccountTokenAuthenticator:
+    def __init__(self, config: TokenConfig, get: sa_claims.ObjectGetter):
+        self.issuers = frozenset(config.issuers)
+        self.keys = config.public_keys
+        self.api_audiences = config.api_audiences
+        self.get = get
+
+    def _parse(self, token: str) -> jwt.ParsedToken | None:
+        """hasCorrectIssuer: a JWT whose (unverified) issuer is ours; others are not ours to judge."""
+        if token.strip().startswith("{"):
+            return None
+        try:
+            parsed = jwt.parse(token)
+        except jwt.TokenFormatError:
+            return None
+        return parsed if parsed.claims.get("iss") in self.issuers else None
+
+    def _check_audiences(self, claims: sa_claims.Claims) -> None:
+        token_audiences = _audiences(claims.get("aud")) or self.api_audiences
+        if self.api_audiences and not set(token_audiences) & set(self.api_audiences):
+            raise AuthenticationError(f"token audiences {_go_list(token_audiences)} is invalid for the target "
+                                      f"audiences {_go_list(self.api_audiences)}")
+
+    async def authenticate_token(self, token: str) -> UserInfo | None:
+        parsed = self._parse(token)
+        if parsed is None:
+            return None
+        if not parsed.verified_by(self.keys):
+            raise AuthenticationError("square/go-jose: error in cryptographic primitive")
+        self._check_audiences(parsed.claims)
+        try:
+            info = await sa_claims.validate(parsed.claims, self.get, time.time())
+        except sa_claims.ClaimsError as err:
+            raise AuthenticationError(str(err)) from None
+        return info.user_info()
+
+
+def _go_list(items: list[str]) -> str:
+    return "[" + " ".join(f'"{item}"' for item in items) + "]"

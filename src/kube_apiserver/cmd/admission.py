@@ -1,0 +1,55 @@
+"""The admission plugins served here, in kube-apiserver's order, as --enable-admission-plugins and
+--disable-admission-plugins select them (the names the flags accept that are not served yet are skipped)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..admission.default_storage_class import DefaultStorageClass
+from ..admission.default_toleration_seconds import DefaultTolerationSeconds
+from ..admission.interfaces import Chain
+from ..admission.lister import NamespacedLister, RouteTable
+from ..admission.namespace_lifecycle import NamespaceLifecycle
+from ..admission.pvc_resize import PersistentVolumeClaimResize
+from ..admission.resourcequota import QuotaAccessor, Registry, ResourceQuota
+from ..admission.serviceaccount import ServiceAccount
+from ..admission.storage_protection import StorageObjectInUseProtection
+from ..admission.taint_nodes_by_condition import TaintNodesByCondition
+from ..api.core.limitrange.admission import LimitRanger
+from ..api.core.resourcequota.evaluators import new_evaluators
+from ..serviceaccount.claims import ObjectGetter
+
+NamespaceGetter = Callable[[str], Awaitable[dict[str, Any] | None]]
+
+
+@dataclass
+class AdmissionPlugins:
+    chain: Chain
+    # What the plugins read from the registry: bound once the kube-apiserver's routes exist.
+    listers: list[Any] = field(default_factory=list)
+
+    def bind(self, group_versions: RouteTable) -> None:
+        for lister in self.listers:
+            lister.bind(group_versions)
+
+
+def new_admission(names: list[str], get_namespace: NamespaceGetter,
+                  get_object: ObjectGetter | None = None) -> AdmissionPlugins:
+    quotas, limit_ranges = QuotaAccessor(), NamespacedLister("limitranges")
+    storage_classes = NamespacedLister("storageclasses", "storage.k8s.io")
+    factories: dict[str, Callable[[], Any]] = {
+        "NamespaceLifecycle": lambda: NamespaceLifecycle(get_namespace),
+        "LimitRanger": lambda: LimitRanger(limit_ranges),
+        "ResourceQuota": lambda: ResourceQuota(quotas, Registry(new_evaluators())),
+        "TaintNodesByCondition": TaintNodesByCondition,
+        "DefaultTolerationSeconds": DefaultTolerationSeconds,
+        "DefaultStorageClass": lambda: DefaultStorageClass(storage_classes),
+        "StorageObjectInUseProtection": StorageObjectInUseProtection,
+        "PersistentVolumeClaimResize": lambda: PersistentVolumeClaimResize(storage_classes),
+    }
+    if get_object is not None:  # the service accounts pods run as, read from storage
+        factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
+    plugins = [factories[name]() for name in names if name in factories]
+    return AdmissionPlugins(Chain(plugins), [quotas, limit_ranges, storage_classes])

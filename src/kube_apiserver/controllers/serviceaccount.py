@@ -1,0 +1,74 @@
+"""The serviceaccount controller (pkg/controller/serviceaccount/serviceaccounts_controller.go): every
+active namespace has a `default` ServiceAccount; it is created with the namespace and again whenever
+it is deleted."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ..apimachinery import errors
+from .informer import Informer, InformerController, Resource
+
+log = logging.getLogger("kube_apiserver.controllers")
+Object = dict[str, Any]
+SERVICE_ACCOUNTS_TO_ENSURE = ("default",)
+RETRY_SECONDS = 1.0
+
+
+class ServiceAccountsController(InformerController):
+    name = "serviceaccount"
+
+    def __init__(self, namespaces: Resource, accounts: Resource):
+        self.namespaces = namespaces
+        self.accounts = accounts
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.informers = [Informer(namespaces, self._namespace_changed), Informer(accounts, self._account_changed)]
+
+    async def _namespace_changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        if event_type != "DELETED":
+            self.queue.put_nowait(obj["metadata"]["name"])
+
+    async def _account_changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        meta = obj["metadata"]
+        if event_type == "DELETED" and meta.get("name") in SERVICE_ACCOUNTS_TO_ENSURE:
+            self.queue.put_nowait(meta.get("namespace", ""))
+
+    async def _work(self) -> None:
+        while True:
+            namespace = await self.queue.get()
+            try:
+                await self._sync(namespace)
+            except Exception as err:  # noqa: BLE001 - retried shortly
+                log.info("serviceaccount controller: %s: %s", namespace, err)
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, namespace)
+
+    async def _sync(self, namespace: str) -> None:
+        """syncNamespace: nothing for a namespace that is gone or not active."""
+        try:
+            ns = await self.namespaces.store.get(self.namespaces.context(), namespace)
+        except errors.StatusError as err:
+            if err.code == 404:
+                return
+            raise
+        if (ns.get("status") or {}).get("phase") != "Active":
+            return
+        ctx = self.accounts.context(namespace)
+        for name in SERVICE_ACCOUNTS_TO_ENSURE:
+            try:
+                await self.accounts.store.get(ctx, name)
+                continue
+            except errors.StatusError as err:
+                if err.code != 404:
+                    raise
+            await self._create(namespace, name)
+
+    async def _create(self, namespace: str, name: str) -> None:
+        account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": namespace}}
+        try:
+            await self.accounts.store.create(self.accounts.context(namespace), account)
+            log.info("serviceaccount controller created ServiceAccount %s/%s", namespace, name)
+        except errors.StatusError as err:
+            if err.code != 409:
+                raise
