@@ -179,9 +179,13 @@ def test_persistent_volume_defaults_and_protection(server):
     assert created["status"]["phase"] == "Pending" and created["status"]["lastPhaseTransitionTime"]
     by_name = server.request("GET", f"{PVS}?fieldSelector=name=pv-defaults").json()["items"]
     assert [p["metadata"]["name"] for p in by_name] == ["pv-defaults"]
-    # Deleting waits for the protection finalizer (removed by a controller this server does not run).
+    # A bound volume waits for the pv-protection controller, which releases it only once unbound.
+    bound = server.request("GET", f"{PVS}/pv-defaults").json()
+    bound["status"]["phase"] = "Bound"
+    assert server.request("PUT", f"{PVS}/pv-defaults/status", bound).status == 200
     deleted = server.request("DELETE", f"{PVS}/pv-defaults").json()
     assert deleted["metadata"]["deletionTimestamp"]
+    time.sleep(0.5)
     terminating = server.request("GET", PVS, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
     row = next(r for r in terminating.json()["rows"] if r["cells"][0] == "pv-defaults")
     assert row["cells"][4] == "Terminating"

@@ -12,9 +12,11 @@ from .informer import Resource
 from .namespace import NamespaceController
 from .resourcequota import ResourceQuotaController
 from .serviceaccount import ServiceAccountsController
+from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
-DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota")
+DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection",
+                       "pv-protection")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
 
 
@@ -69,6 +71,11 @@ class ControllerManager:
         if enabled(self.names, "resourcequota") and quotas is not None:
             self.running.append(ResourceQuotaController(quotas, core["resourcequotas/status"].scope.storage,
                                                         resources, new_evaluators()))
+        claims, pods, volumes = (_find(resources, r) for r in ("persistentvolumeclaims", "pods", "persistentvolumes"))
+        if enabled(self.names, "pvc-protection") and claims is not None and pods is not None:
+            self.running.append(PVCProtectionController(claims, pods))
+        if enabled(self.names, "pv-protection") and volumes is not None:
+            self.running.append(PVProtectionController(volumes))
         for controller in self.running:
             await controller.start()
             log.info("Started %s controller", controller.name)

@@ -1,0 +1,121 @@
+"""The pvc-protection and pv-protection controllers (kube-controller-manager's): the finalizers the
+StorageObjectInUseProtection admission plugin adds are removed once a claim is used by no running pod,
+or a volume is no longer bound, so their deletion completes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ..apimachinery import errors
+from ..registry.options import ListQuery
+from ..registry.rest import UpdatedObjectInfo
+from .informer import Informer, InformerController, Resource
+
+log = logging.getLogger("kube_apiserver.controllers")
+Object = dict[str, Any]
+PVC_FINALIZER = "kubernetes.io/pvc-protection"
+PV_FINALIZER = "kubernetes.io/pv-protection"
+TERMINATED = ("Succeeded", "Failed")
+RETRY_SECONDS = 1.0
+
+
+def _deleting_with(obj: Object, finalizer: str) -> bool:
+    meta = obj.get("metadata") or {}
+    return bool(meta.get("deletionTimestamp")) and finalizer in (meta.get("finalizers") or [])
+
+
+def claims_of(pod: Object) -> set[str]:
+    """The claims a pod uses: named ones, and the generated claims of its ephemeral volumes."""
+    names = set()
+    for volume in (pod.get("spec") or {}).get("volumes") or []:
+        if "persistentVolumeClaim" in volume:
+            names.add((volume["persistentVolumeClaim"] or {}).get("claimName", ""))
+        elif "ephemeral" in volume:
+            names.add(f"{pod['metadata']['name']}-{volume.get('name', '')}")
+    return names
+
+
+async def _drop_finalizer(resource: Resource, namespace: str, name: str, finalizer: str) -> None:
+    async def drop(_ctx: Any, obj: Object | None) -> Object:
+        if obj is None:
+            raise errors.not_found(resource.resource, resource.group, name)
+        meta = obj["metadata"]
+        meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != finalizer]
+        if not meta["finalizers"]:
+            del meta["finalizers"]
+        return obj
+
+    try:
+        await resource.store.update(resource.context(namespace), name, UpdatedObjectInfo(name, drop))
+        log.info("removed %s from %s %s/%s", finalizer, resource.resource, namespace, name)
+    except errors.StatusError as err:
+        if err.code != 404:
+            raise
+
+
+class PVCProtectionController(InformerController):
+    name = "pvc-protection"
+
+    def __init__(self, claims: Resource, pods: Resource):
+        self.claims = claims
+        self.pods = pods
+        self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.informers = [Informer(claims, self._claim_changed), Informer(pods, self._pod_changed)]
+
+    async def _claim_changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        if event_type != "DELETED" and _deleting_with(obj, PVC_FINALIZER):
+            self.queue.put_nowait((obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
+
+    async def _pod_changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        for claim in claims_of(obj):
+            self.queue.put_nowait((obj["metadata"].get("namespace", ""), claim))
+
+    async def _work(self) -> None:
+        while True:
+            namespace, name = await self.queue.get()
+            try:
+                await self._sync(namespace, name)
+            except Exception as err:  # noqa: BLE001 - retried shortly
+                log.info("pvc-protection %s/%s: %s", namespace, name, err)
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, (namespace, name))
+
+    async def _sync(self, namespace: str, name: str) -> None:
+        try:
+            claim = await self.claims.store.get(self.claims.context(namespace), name)
+        except errors.StatusError as err:
+            if err.code == 404:
+                return
+            raise
+        if not _deleting_with(claim, PVC_FINALIZER) or await self._in_use(namespace, name):
+            return
+        await _drop_finalizer(self.claims, namespace, name, PVC_FINALIZER)
+
+    async def _in_use(self, namespace: str, claim: str) -> bool:
+        pods = (await self.pods.store.list(self.pods.context(namespace), ListQuery(resource_version="0")))["items"]
+        return any(claim in claims_of(pod) and (pod.get("status") or {}).get("phase") not in TERMINATED
+                   for pod in pods)
+
+
+class PVProtectionController(InformerController):
+    name = "pv-protection"
+
+    def __init__(self, volumes: Resource):
+        self.volumes = volumes
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.informers = [Informer(volumes, self._changed)]
+
+    async def _changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        if event_type != "DELETED" and _deleting_with(obj, PV_FINALIZER) and \
+                (obj.get("status") or {}).get("phase") != "Bound":
+            self.queue.put_nowait(obj["metadata"]["name"])
+
+    async def _work(self) -> None:
+        while True:
+            name = await self.queue.get()
+            try:
+                await _drop_finalizer(self.volumes, "", name, PV_FINALIZER)
+            except Exception as err:  # noqa: BLE001 - retried shortly
+                log.info("pv-protection %s: %s", name, err)
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, name)
