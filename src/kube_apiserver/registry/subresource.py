@@ -72,9 +72,10 @@ class SubresourceStrategy(Strategy):
 class SubresourceREST:
     """PUT of one subresource (like namespaces/finalize); nothing else."""
 
-    def __init__(self, parent: Store, subresource: str, keep: Keep):
+    def __init__(self, parent: Store, subresource: str, keep: Keep, strategy: Strategy | None = None):
+        """`strategy`: the subresource's own (a *StatusStrategy); by default the parent's, keeping `keep`."""
         self.info = replace(parent.info, subresource=subresource)
-        strategy = SubresourceStrategy(parent.strategy, keep)
+        strategy = strategy or SubresourceStrategy(parent.strategy, keep)
         self.store = Store(self.info, strategy, parent.storage, parent.key_prefix, parent.table)
         self.store.should_delete_during_update = parent.should_delete_during_update  # type: ignore[method-assign]
         self.strategy = strategy
@@ -92,8 +93,9 @@ class SubresourceREST:
 class StatusREST(SubresourceREST):
     """GET, PUT and PATCH of a subresource (like */status)."""
 
-    def __init__(self, parent: Store, subresource: str = "status", keep: Keep = keep_status):
-        super().__init__(parent, subresource, keep)
+    def __init__(self, parent: Store, subresource: str = "status", keep: Keep = keep_status,
+                 strategy: Strategy | None = None):
+        super().__init__(parent, subresource, keep, strategy)
 
     async def get(self, ctx: Context, name: str, options: dict[str, Any] | None = None) -> Object:
         return await self.store.get(ctx, name, options)

@@ -107,9 +107,7 @@ class WorkloadStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store, keep: Keep, check: StatusCheck) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = WorkloadStatusStrategy(store.strategy, keep, check)  # type: ignore[arg-type]
-    return rest
+    return StatusREST(store, strategy=WorkloadStatusStrategy(store.strategy, keep, check))  # type: ignore[arg-type]
 
 
 def status(obj: Object) -> Object:

@@ -91,9 +91,7 @@ class HorizontalPodAutoscalerStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = HorizontalPodAutoscalerStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=HorizontalPodAutoscalerStatusStrategy(store.strategy))
 
 
 def new_store(storage: StorageFactory) -> Store:

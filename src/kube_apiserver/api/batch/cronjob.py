@@ -73,9 +73,7 @@ class CronJobStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = CronJobStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=CronJobStatusStrategy(store.strategy))
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

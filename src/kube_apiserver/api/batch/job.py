@@ -122,9 +122,7 @@ class JobStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = JobStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=JobStatusStrategy(store.strategy))
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

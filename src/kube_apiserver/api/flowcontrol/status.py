@@ -45,6 +45,4 @@ class FlowControlStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = FlowControlStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=FlowControlStatusStrategy(store.strategy))

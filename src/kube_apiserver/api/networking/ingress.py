@@ -149,9 +149,7 @@ class IngressStore(Store):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = IngressStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=IngressStatusStrategy(store.strategy))
 
 
 def format_hosts(rules: list[Object]) -> str:

@@ -101,9 +101,7 @@ class ServiceCIDRStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = ServiceCIDRStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=ServiceCIDRStatusStrategy(store.strategy))
 
 
 TABLE = TableConvertor((

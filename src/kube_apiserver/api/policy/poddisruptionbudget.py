@@ -160,9 +160,7 @@ class PodDisruptionBudgetStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = PodDisruptionBudgetStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=PodDisruptionBudgetStatusStrategy(store.strategy))
 
 
 def _int_or_string(value: Any) -> str:

@@ -154,9 +154,7 @@ class VolumeAttachmentStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = VolumeAttachmentStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=VolumeAttachmentStatusStrategy(store.strategy))
 
 
 def _row(obj: Object) -> list[Any]:

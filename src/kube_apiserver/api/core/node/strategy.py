@@ -122,6 +122,4 @@ class NodeStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = NodeStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=NodeStatusStrategy(store.strategy))

@@ -94,6 +94,4 @@ class PersistentVolumeStatusStrategy(SubresourceStrategy):
         return Strategy.validate_update(self, ctx, obj, old)
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = PersistentVolumeStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=PersistentVolumeStatusStrategy(store.strategy))

@@ -88,6 +88,4 @@ class PersistentVolumeClaimStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = PersistentVolumeClaimStatusStrategy(store.strategy)
-    return rest
+    return StatusREST(store, strategy=PersistentVolumeClaimStatusStrategy(store.strategy))

@@ -127,6 +127,4 @@ class ReplicationControllerStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = ReplicationControllerStatusStrategy(store.strategy, keep_status)
-    return rest
+    return StatusREST(store, strategy=ReplicationControllerStatusStrategy(store.strategy, keep_status))

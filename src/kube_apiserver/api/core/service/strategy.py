@@ -105,6 +105,4 @@ class ServiceStatusStrategy(SubresourceStrategy):
 
 
 def status_rest(store: Store) -> StatusREST:
-    rest = StatusREST(store)
-    rest.strategy = rest.store.strategy = ServiceStatusStrategy(store.strategy, keep_status)
-    return rest
+    return StatusREST(store, strategy=ServiceStatusStrategy(store.strategy, keep_status))
