@@ -8,7 +8,7 @@ from typing import Any
 from ..apimachinery import errors, field, protobuf
 from ..registry.context import Context
 from ..registry.conversion import Conversion, ConvertedREST
-from ..registry.rest import ResourceInfo, TableColumn, ValidateObjectFunc
+from ..registry.rest import ResourceInfo, ValidateObjectFunc
 from ..registry.strategy import Strategy
 from ..registry.table import TableConvertor
 from ..server.api_group_info import APIGroupInfo
@@ -83,13 +83,7 @@ def _last_seen(obj: Object) -> str:
                                  "metadata": obj.get("metadata")})
 
 
-TABLE = TableConvertor((
-    TableColumn("Last Seen", "string", "", "Time when this Event was last observed"),
-    TableColumn("Type", "string", "", "Type of this event (Normal, Warning)"),
-    TableColumn("Reason", "string", "", "Short, machine understandable string that gives the reason"),
-    TableColumn("Object", "string", "", "The object that this event is about"),
-    TableColumn("Message", "string", "", "A human-readable description of the status of this operation"),
-), lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), core_event.object_of(o.get("regarding") or {}),
+TABLE = TableConvertor(core_event.COLUMNS, lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), core_event.object_of(o.get("regarding") or {}),
               o.get("note", "")])
 
 protobuf.define("""

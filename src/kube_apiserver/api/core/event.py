@@ -64,13 +64,15 @@ def object_of(involved: Object) -> str:
     return f"{str(involved.get('kind', '')).lower()}/{involved.get('name', '')}"
 
 
-TABLE = TableConvertor((
+# The columns kube-apiserver prints for events, in both core/v1 and events.k8s.io/v1.
+COLUMNS = (
     TableColumn("Last Seen", "string", "", "Time when this Event was last observed"),
     TableColumn("Type", "string", "", "Type of this event (Normal, Warning)"),
     TableColumn("Reason", "string", "", "Short, machine understandable string that gives the reason"),
     TableColumn("Object", "string", "", "The object that this event is about"),
     TableColumn("Message", "string", "", "A human-readable description of the status of this operation"),
-), lambda o: [last_seen(o), o.get("type", ""), o.get("reason", ""), object_of(o.get("involvedObject") or {}),
+)
+TABLE = TableConvertor(COLUMNS, lambda o: [last_seen(o), o.get("type", ""), o.get("reason", ""), object_of(o.get("involvedObject") or {}),
               o.get("message", "")])
 
 

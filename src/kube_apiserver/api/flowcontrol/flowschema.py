@@ -10,7 +10,6 @@ from ...apimachinery import field, protobuf
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
-from ...registry.strategy import Strategy
 from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
 from . import structs
@@ -28,28 +27,17 @@ from .common import (
 from .defaults import default_flow_schema
 from .flowschema_validation import validate_spec
 from .status import status_rest
+from .strategy import FlowControlStrategy
 
 Object = dict[str, Any]
 INFO = ResourceInfo(GROUP, VERSION, "flowschemas", "FlowSchema", "flowschema", False)
 
 
-class FlowSchemaStrategy(Strategy):
-    tracks_generation = True
-    has_status_subresource = True
+class FlowSchemaStrategy(FlowControlStrategy):
+    spec_struct = staticmethod(structs.flow_schema_spec)
 
     def default(self, obj: Object) -> None:
         default_flow_schema(obj)
-
-    def prepare_for_create(self, ctx: Context, obj: Object) -> None:
-        super().prepare_for_create(ctx, obj)
-        obj["status"] = {}
-
-    def prepare_for_update(self, ctx: Context, obj: Object, old: Object) -> None:
-        generation = old["metadata"].get("generation", 1)
-        super().prepare_for_update(ctx, obj, old)
-        changed = not structs.semantic_equal(structs.flow_schema_spec(as_dict(obj.get("spec"))),
-                                             structs.flow_schema_spec(as_dict(old.get("spec"))))
-        obj["metadata"]["generation"] = generation + 1 if changed else generation
 
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
         errs = super().validate(ctx, obj)

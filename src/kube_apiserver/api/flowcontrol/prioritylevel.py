@@ -10,7 +10,6 @@ from ...apimachinery import field, protobuf
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
-from ...registry.strategy import Strategy
 from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
 from . import structs
@@ -18,29 +17,18 @@ from .common import API_VERSION, GROUP, VERSION, as_dict, ordered, validate_stat
 from .defaults import default_priority_level
 from .prioritylevel_validation import validate_annotations, validate_spec
 from .status import status_rest
+from .strategy import FlowControlStrategy
 
 Object = dict[str, Any]
 INFO = ResourceInfo(GROUP, VERSION, "prioritylevelconfigurations", "PriorityLevelConfiguration",
                     "prioritylevelconfiguration", False)
 
 
-class PriorityLevelConfigurationStrategy(Strategy):
-    tracks_generation = True
-    has_status_subresource = True
+class PriorityLevelConfigurationStrategy(FlowControlStrategy):
+    spec_struct = staticmethod(structs.priority_level_spec)
 
     def default(self, obj: Object) -> None:
         default_priority_level(obj)
-
-    def prepare_for_create(self, ctx: Context, obj: Object) -> None:
-        super().prepare_for_create(ctx, obj)
-        obj["status"] = {}
-
-    def prepare_for_update(self, ctx: Context, obj: Object, old: Object) -> None:
-        generation = old["metadata"].get("generation", 1)
-        super().prepare_for_update(ctx, obj, old)
-        changed = not structs.semantic_equal(structs.priority_level_spec(as_dict(obj.get("spec"))),
-                                             structs.priority_level_spec(as_dict(old.get("spec"))))
-        obj["metadata"]["generation"] = generation + 1 if changed else generation
 
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
         errs = super().validate(ctx, obj) + validate_annotations(obj["metadata"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from operator import itemgetter
 
 from .. import interface as storage
 from ..interface import (
@@ -108,10 +109,10 @@ class Cacher:
             return await self.store.get_list(key_prefix, opts)  # snapshots of the past: the store's history
         await self._wait_fresh(await self._consistent_revision(opts.resource_version))
         predicate = opts.predicate
-        items = [obj for key, obj in self.cache.objects.items()
-                 if key.startswith(key_prefix) and (predicate is None or predicate(obj))]
-        items.sort(key=lambda o: self._key(o))
-        return ListResult(items, self.cache.resource_version)
+        selected = [(key, obj) for key, obj in self.cache.objects.items()
+                    if key.startswith(key_prefix) and (predicate is None or predicate(obj))]
+        selected.sort(key=itemgetter(0))  # in key order, as the store lists
+        return ListResult([obj for _, obj in selected], self.cache.resource_version)
 
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
                     send_initial_events: bool | None = None, allow_bookmarks: bool = False) -> CacheWatcher:

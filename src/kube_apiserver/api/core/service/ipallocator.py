@@ -40,7 +40,7 @@ def range_offset(cidr_size: int) -> int:
     return min(max(16, cidr_size // 16), 256)
 
 
-def _cycle(low: int, high: int) -> Iterator[int]:
+def cycle(low: int, high: int) -> Iterator[int]:
     """low..high, starting at a random point and wrapping around."""
     if high < low:
         return
@@ -98,8 +98,8 @@ class IPAllocator:
 
     def _candidates(self) -> Iterator[int]:
         upper = self.first + self.offset
-        yield from _cycle(upper, self.last)
-        yield from _cycle(self.first, upper - 1)
+        yield from cycle(upper, self.last)
+        yield from cycle(self.first, upper - 1)
 
     async def _create(self, ip: str, service: Object) -> None:
         meta = service.get("metadata") or {}

@@ -6,11 +6,8 @@ the lower part for static ones (KEP-3668)."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
-
 from ....cli.portrange import PortRange
-from .ipallocator import AllocationError
+from .ipallocator import AllocationError, cycle
 
 ALLOCATED = "provided port is already allocated"
 FULL = "range is full"
@@ -23,13 +20,6 @@ def range_offset(size: int) -> int:
         return 0
     return min(max(16, size // 32), 128)
 
-
-def _cycle(low: int, high: int) -> Iterator[int]:
-    if high < low:
-        return
-    start = low + random.randrange(high - low + 1)
-    yield from range(start, high + 1)
-    yield from range(low, start)
 
 
 class PortAllocator:
@@ -48,7 +38,7 @@ class PortAllocator:
 
     def allocate_next(self) -> int:
         upper = self.range.first + self.offset
-        for port in (*_cycle(upper, self.range.last), *_cycle(self.range.first, upper - 1)):
+        for port in (*cycle(upper, self.range.last), *cycle(self.range.first, upper - 1)):
             if port not in self.used:
                 self.used.add(port)
                 return port
