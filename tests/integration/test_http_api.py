@@ -244,3 +244,16 @@ def test_events_expire_after_event_ttl(tmp_path):
         assert server.request("GET", f"{CM}/kept").status == 200  # only events carry the TTL
     finally:
         server.stop()
+
+
+def test_wrongly_typed_bodies_are_400_not_500(server):
+    r = server.request("POST", CM, {"metadata": {"name": "typed", "labels": {"k": 5}}})
+    assert r.json() == status(400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: '
+                              'cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string')
+    pod = {"metadata": {"name": "typed"}, "spec": {"containers": 5}}
+    assert server.request("POST", "/api/v1/namespaces/default/pods", pod).status == 400
+    server.request("POST", CM, cm("typed-patch"))
+    patched = server.request("PATCH", f"{CM}/typed-patch", {"data": {"k": 7}},
+                             {"Content-Type": "application/merge-patch+json"})
+    assert patched.status == 422 and "cannot unmarshal number into Go struct field ConfigMap.data of type string" in \
+        patched.json()["message"]

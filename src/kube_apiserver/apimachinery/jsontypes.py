@@ -35,7 +35,8 @@ class TypeMismatch(Exception):
     pass
 
 
-def _kind(value: Any) -> str:
+def value_kind(value: Any) -> str:
+    """How Go's UnmarshalTypeError names a JSON value: string, number, bool, array, object."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):
@@ -45,9 +46,10 @@ def _kind(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _number_error(value: Any, go_type: str) -> str | None:
+def number_error(value: Any, go_type: str) -> str | None:
+    """What the error says a value is when it does not fit an integer type, or None when it fits."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return _kind(value)
+        return value_kind(value)
     low, high = INT_RANGES[go_type]
     if isinstance(value, float) and not value.is_integer() or not low <= value <= high:
         return f"number {value}"
@@ -57,21 +59,21 @@ def _number_error(value: Any, go_type: str) -> str | None:
 def _scalar_error(value: Any, go_type: str) -> str | None:
     """What the error says the value was (`string`, `number 1.5`...), or None when it fits."""
     if go_type in INT_RANGES:
-        return _number_error(value, go_type)
+        return number_error(value, go_type)
     if go_type == "IntOrString":
-        return None if isinstance(value, str) else _number_error(value, "int32")
+        return None if isinstance(value, str) else number_error(value, "int32")
     if go_type == "string":
-        return None if isinstance(value, str) else _kind(value)
+        return None if isinstance(value, str) else value_kind(value)
     if go_type == "bool":
-        return None if isinstance(value, bool) else _kind(value)
+        return None if isinstance(value, bool) else value_kind(value)
     if go_type in STRING_LISTS:
         if not isinstance(value, list):
-            return _kind(value)
-        return next((_kind(v) for v in value if v is not None and not isinstance(v, str)), None)
+            return value_kind(value)
+        return next((value_kind(v) for v in value if v is not None and not isinstance(v, str)), None)
     if go_type in STRING_MAPS:
         if not isinstance(value, dict):
-            return _kind(value)
-        return next((_kind(v) for v in value.values() if v is not None and not isinstance(v, str)), None)
+            return value_kind(value)
+        return next((value_kind(v) for v in value.values() if v is not None and not isinstance(v, str)), None)
     return None
 
 
@@ -91,14 +93,14 @@ def check(value: Any, struct: Struct, path: str = "") -> None:
         at = f"{path}.{key}" if path else key
         if isinstance(go_type, Struct):
             if not isinstance(item, dict):
-                raise _fail(_kind(item), struct, at, go_type.go_type)
+                raise _fail(value_kind(item), struct, at, go_type.go_type)
             check(item, go_type, at)
         elif isinstance(go_type, ListOf):
             if not isinstance(item, list):
-                raise _fail(_kind(item), struct, at, go_type.go_type)
+                raise _fail(value_kind(item), struct, at, go_type.go_type)
             for element in item:
                 if element is not None and not isinstance(element, dict):
-                    raise _fail(_kind(element), struct, at, go_type.item.go_type)
+                    raise _fail(value_kind(element), struct, at, go_type.item.go_type)
                 check(element, go_type.item, at)
         else:
             wrong = _scalar_error(item, go_type)

@@ -18,12 +18,14 @@ REF = "#/components/schemas/"
 class Node:
     schema: Schema
     definitions: dict[str, Schema]
+    definition: str = ""  # the definition this node was resolved from ("io.k8s.api.core.v1.PodSpec"), if any
 
     @classmethod
     def of(cls, schema: Schema | None, definitions: dict[str, Schema]) -> Node | None:
         if not isinstance(schema, dict):
             return None
-        return cls(_resolve(schema, definitions), definitions)
+        resolved, name = _resolve(schema, definitions)
+        return cls(resolved, definitions, name)
 
     # ---- structure ----
 
@@ -99,9 +101,11 @@ class Node:
         return node
 
 
-def _resolve(schema: Schema, definitions: dict[str, Schema]) -> Schema:
-    """Follows a $ref (or an allOf of one) and merges the referring schema's own keys over it."""
+def _resolve(schema: Schema, definitions: dict[str, Schema]) -> tuple[Schema, str]:
+    """Follows a $ref (or an allOf of one) and merges the referring schema's own keys over it; also
+    returns the name of the last definition followed."""
     seen = 0
+    name = ""
     while seen < 32:
         seen += 1
         ref = schema.get("$ref")
@@ -110,13 +114,15 @@ def _resolve(schema: Schema, definitions: dict[str, Schema]) -> Schema:
             if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict) and "$ref" in all_of[0]:
                 ref = all_of[0]["$ref"]
             else:
-                return schema
-        target = definitions.get(ref[len(REF):] if ref.startswith(REF) else ref.rsplit("/", 1)[-1])
-        if target is None:
-            return {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+                return schema, name
+        ref_name = ref[len(REF):] if ref.startswith(REF) else ref.rsplit("/", 1)[-1]
+        target = definitions.get(ref_name)
         own = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+        if target is None:
+            return own, name
+        name = ref_name
         schema = {**target, **own}
-    return schema
+    return schema, name
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,8 @@ class SchemaSource:
         if name is None:
             return None
         definitions = self.definitions()
-        return Node.of(definitions.get(name), definitions)
+        node = Node.of(definitions.get(name), definitions)
+        return Node(node.schema, definitions, name) if node is not None else None
 
 
 NO_SCHEMAS = SchemaSource(dict, lambda group, version, kind: None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, serializer
+from ...apimachinery import errors, schematypes, serializer
 from ...apimachinery.managedfields import ApplyConflict
 from ...registry.context import Context
 from ...registry.rest import UpdatedObjectInfo
@@ -35,6 +35,9 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
     config.setdefault("metadata", {})
     if not isinstance(config["metadata"], dict):
         raise errors.bad_request("error decoding YAML: metadata must be an object")
+    wrong_type = schematypes.check(config, scope.schema) if scope.schema is not None else None
+    if wrong_type is not None:
+        raise errors.bad_request(wrong_type)
     manager = req.param("fieldManager")
     force = req.param("force").lower() == "true"
     admit, validate_create, validate_update = admission_hooks(scope, req, name)

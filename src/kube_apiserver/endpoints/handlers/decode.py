@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, fieldvalidation, serializer
+from ...apimachinery import errors, fieldvalidation, schematypes, serializer
 from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
@@ -45,12 +45,16 @@ YAML_MEDIA_TYPES = (serializer.YAML, "application/x-yaml", "text/yaml")
 
 def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: bytes, content_type: str,
                      obj: Object) -> Object:
-    """Strict decoding: unknown and duplicate fields per fieldValidation; unknown fields are dropped."""
+    """Typed decoding: a value of the wrong JSON type is a 400; unknown and duplicate fields are reported
+    per fieldValidation, and unknown fields dropped."""
     kind = scope.info.kind
     media = serializer.media_type_of(content_type) if content_type else serializer.JSON
     body_format = "yaml" if media in YAML_MEDIA_TYPES else "" if media == serializer.PROTOBUF else "json"
     version = str(obj.get("apiVersion") or scope.info.api_version).rsplit("/", 1)[-1]
     decoded_as = f'{obj.get("kind") or kind} in version "{version}" cannot be handled as a {kind}'
+    wrong_type = schematypes.check(obj, schema)
+    if wrong_type is not None:
+        raise errors.bad_request(f"{decoded_as}: {wrong_type}")
     return fieldvalidation.check_request_object(
         req.param("fieldValidation"), body, body_format, obj, schema, req.values.setdefault("warnings", []),
         lambda message: errors.bad_request(f"{decoded_as}: {message}"))

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ...apimachinery import errors, field, fieldvalidation, patch, serializer, strategicpatch
+from ...apimachinery import errors, field, fieldvalidation, patch, schematypes, serializer, strategicpatch
 from ...apimachinery.field import go_json
 from ...apimachinery.openapischema import Node
 from ...registry.context import Context
@@ -89,6 +89,9 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
 
     def check(patched: Any, shown: Callable[[], str]) -> None:
         if schema is not None and isinstance(patched, dict):
+            wrong_type = schematypes.check(patched, schema)
+            if wrong_type is not None:
+                raise fieldvalidation.invalid_patch(shown(), wrong_type)
             fieldvalidation.check_patched_object(
                 directive, patched, schema, patch_type == serializer.STRATEGIC_MERGE_PATCH, body_errors, warnings,
                 lambda message: fieldvalidation.invalid_patch(shown(), message))
