@@ -7,11 +7,13 @@ through this one view."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
+_ADDITIONAL, _ITEMS = object(), object()  # memo keys that no property name can be
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,9 @@ class Node:
     schema: Schema
     definitions: dict[str, Schema]
     definition: str = ""  # the definition this node was resolved from ("io.k8s.api.core.v1.PodSpec"), if any
+    # Resolved children, memoized: a kind's root node lives as long as its scope, so each path of its
+    # schema is resolved once, not on every request.
+    _children: dict[object, Node | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, schema: Schema | None, definitions: dict[str, Schema]) -> Node | None:
@@ -29,7 +34,7 @@ class Node:
 
     # ---- structure ----
 
-    @property
+    @cached_property  # a pure function of the schema; nodes are reused across requests
     def type(self) -> str:
         kind = self.schema.get("type")
         if isinstance(kind, str):
@@ -40,10 +45,15 @@ class Node:
             return "array"
         return ""
 
+    def _memo(self, key: object, schema: Any) -> Node | None:
+        if key not in self._children:
+            self._children[key] = Node.of(schema, self.definitions)
+        return self._children[key]
+
     def child(self, name: str) -> Node | None:
         props = self.schema.get("properties")
         if isinstance(props, dict) and name in props:
-            return Node.of(props[name], self.definitions)
+            return self._memo(name, props[name])
         return self.additional()
 
     def properties(self) -> dict[str, Schema]:
@@ -52,10 +62,10 @@ class Node:
 
     def additional(self) -> Node | None:
         extra = self.schema.get("additionalProperties")
-        return Node.of(extra, self.definitions) if isinstance(extra, dict) else None
+        return self._memo(_ADDITIONAL, extra) if isinstance(extra, dict) else None
 
     def items(self) -> Node | None:
-        return Node.of(self.schema.get("items"), self.definitions)
+        return self._memo(_ITEMS, self.schema.get("items"))
 
     # ---- extensions ----
 
@@ -79,11 +89,11 @@ class Node:
     def patch_merge_key(self) -> str:
         return self.schema.get("x-kubernetes-patch-merge-key", "")
 
-    @property
+    @cached_property  # a pure function of the schema; nodes are reused across requests
     def preserves_unknown_fields(self) -> bool:
         return bool(self.schema.get("x-kubernetes-preserve-unknown-fields"))
 
-    @property
+    @cached_property  # a pure function of the schema; nodes are reused across requests
     def int_or_string(self) -> bool:
         return bool(self.schema.get("x-kubernetes-int-or-string")) or self.schema.get("format") == "int-or-string"
 

@@ -10,6 +10,7 @@ type decodes from several JSON kinds (quantities, int-or-string, raw JSON) are l
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .jsontypes import number_error, value_kind
@@ -24,6 +25,7 @@ class TypeMismatch(Exception):
     pass
 
 
+@functools.cache
 def short(definition: str) -> str:
     return definition.rsplit(".", 1)[-1]
 
@@ -90,7 +92,7 @@ def _walk_object(value: dict[str, Any], node: Node, holder: str, path: str) -> N
     additional = node.additional()
     for key, item in value.items():
         if key in properties:
-            child = Node.of(properties[key], node.definitions)
+            child = node.child(key)
             if child is not None:
                 _walk(item, child, holder, f"{path}.{key}" if path else key)
         elif additional is not None and not properties:
