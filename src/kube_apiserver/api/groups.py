@@ -1,8 +1,10 @@
 """The named API groups this server installs, in the order kube-apiserver lists them in /apis.
 
 Each entry names a module of this package with `new_api_group_info(storage)` and, optionally,
-`post_start_hooks(group_versions) -> dict[name, hook]`. A group is added by writing its module and its
-line here; nothing else changes."""
+`post_start_hooks(group_versions) -> dict[name, hook]`. A module that needs more of the server than its
+storage (the review resources ask the server's authenticator and authorizer) names it in `DEPENDENCIES`
+and receives it as a keyword argument: `token_reviewer`, `authorizer`. A group is added by writing its
+module and its line here; nothing else changes."""
 
 from __future__ import annotations
 

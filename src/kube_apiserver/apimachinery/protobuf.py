@@ -268,7 +268,12 @@ Preconditions: uid=1:string? resourceVersion=2:string?
 DeleteOptions: gracePeriodSeconds=1:int64? preconditions=2:Preconditions? orphanDependents=3:bool? propagationPolicy=4:string? dryRun=5:string[] ignoreStoreReadErrorWithClusterBreakingPotential=6:bool?
 LabelSelector: matchLabels=1:map<string> matchExpressions=2:LabelSelectorRequirement[]
 LabelSelectorRequirement: key=1:string operator=2:string values=3:string[]
+FieldSelectorRequirement: key=1:string operator=2:string values=3:string[]
+ExtraValueItems: items=1:string[]
 """)
+# A user's ExtraValue (authentication, authorization, certificates) is a message holding a list; JSON has
+# the bare list.
+WELL_KNOWN["ExtraValue"] = lambda data: decode_message("ExtraValueItems", data).get("items", [])
 for _version in ("v1", "meta.k8s.io/v1"):
     register_kind(_version, "DeleteOptions")
 

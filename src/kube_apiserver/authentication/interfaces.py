@@ -18,4 +18,6 @@ class RequestAuthenticator(Protocol):
 
 
 class TokenAuthenticator(Protocol):
-    async def authenticate_token(self, token: str) -> UserInfo | None: ...
+    async def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
+        """`audiences`: the ones the token must be good for (the API audiences when empty)."""
+        ...

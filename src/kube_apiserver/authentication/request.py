@@ -39,11 +39,11 @@ class UnionTokenAuthenticator:
     def __init__(self, authenticators: list[TokenAuthenticator]):
         self.authenticators = authenticators
 
-    async def authenticate_token(self, token: str) -> UserInfo | None:
+    async def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
         failures: list[str] = []
         for authenticator in self.authenticators:
             try:
-                user = await authenticator.authenticate_token(token)
+                user = await authenticator.authenticate_token(token, audiences)
             except AuthenticationError as err:
                 failures.append(str(err))
                 continue
@@ -66,6 +66,13 @@ class AnonymousAuthenticator:
         return ANONYMOUS
 
 
+def with_authenticated_group(user: UserInfo) -> UserInfo:
+    """Every authenticated user is in system:authenticated (k8s group.AuthenticatedGroupAdder)."""
+    if AUTHENTICATED in user.groups or user.name == ANONYMOUS.name:
+        return user
+    return UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED), user.extra)
+
+
 class UnionAuthenticator:
     """The first authenticator that knows the request wins; every authenticated user gets
     system:authenticated."""
@@ -78,9 +85,7 @@ class UnionAuthenticator:
         for authenticator in self.authenticators:
             user = await authenticator.authenticate(req)
             if user is not None:
-                if AUTHENTICATED not in user.groups and user.name != ANONYMOUS.name:
-                    user = UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED), user.extra)
-                return user
+                return with_authenticated_group(user)
         if self.anonymous is not None:
             return await self.anonymous.authenticate(req)
         return None

@@ -42,19 +42,24 @@ class ServiceAccountTokenAuthenticator:
             return None
         return parsed if parsed.claims.get("iss") in self.issuers else None
 
-    def _check_audiences(self, claims: sa_claims.Claims) -> None:
-        token_audiences = _audiences(claims.get("aud")) or self.api_audiences
-        if self.api_audiences and not set(token_audiences) & set(self.api_audiences):
+    def _check_audiences(self, claims: sa_claims.Claims, targets: list[str]) -> None:
+        token_audiences = _audiences(claims.get("aud")) or targets
+        if targets and not set(token_audiences) & set(targets):
             raise AuthenticationError(f"token audiences {_go_list(token_audiences)} is invalid for the target "
-                                      f"audiences {_go_list(self.api_audiences)}")
+                                      f"audiences {_go_list(targets)}")
 
-    async def authenticate_token(self, token: str) -> UserInfo | None:
+    def token_audiences(self, token: str) -> list[str] | None:
+        """The audiences a token of ours names (None for a token not ours)."""
+        parsed = self._parse(token)
+        return None if parsed is None else _audiences(parsed.claims.get("aud"))
+
+    async def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
         parsed = self._parse(token)
         if parsed is None:
             return None
         if not parsed.verified_by(self.keys):
             raise AuthenticationError("square/go-jose: error in cryptographic primitive")
-        self._check_audiences(parsed.claims)
+        self._check_audiences(parsed.claims, list(audiences) or self.api_audiences)
         try:
             info = await sa_claims.validate(parsed.claims, self.get, time.time())
         except sa_claims.ClaimsError as err:

@@ -12,8 +12,11 @@ class TokenFileError(ValueError):
 
 
 class StaticTokenAuthenticator:
-    def __init__(self, tokens: dict[str, UserInfo]):
+    def __init__(self, tokens: dict[str, UserInfo], implicit_audiences: tuple[str, ...] = ()):
         self.tokens = tokens
+        # Static tokens carry no audience: they are good for the API audiences only
+        # (authenticator.WrapAudienceAgnosticToken).
+        self.implicit_audiences = implicit_audiences
 
     @classmethod
     def from_file(cls, path: str) -> StaticTokenAuthenticator:
@@ -35,5 +38,7 @@ class StaticTokenAuthenticator:
     def add(self, token: str, user: UserInfo) -> None:
         self.tokens[token] = user
 
-    async def authenticate_token(self, token: str) -> UserInfo | None:
+    async def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
+        if audiences and self.implicit_audiences and not set(audiences) & set(self.implicit_audiences):
+            return None
         return self.tokens.get(token)

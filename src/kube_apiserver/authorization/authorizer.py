@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from ..registry.context import UserInfo
 
@@ -31,14 +31,35 @@ class Authorizer(Protocol):
         ...
 
 
+@dataclass
+class Rules:
+    """What a user may do in a namespace, as far as an authorizer can list it (authorizer.RuleResolver)."""
+
+    resource_rules: list[dict[str, Any]] = field(default_factory=list)
+    non_resource_rules: list[dict[str, Any]] = field(default_factory=list)
+    incomplete: bool = False
+    evaluation_error: str = ""
+
+
+class RuleResolver(Protocol):
+    async def rules_for(self, user: UserInfo, namespace: str) -> Rules: ...
+
+
 class AlwaysAllow:
     async def authorize(self, attrs: Attributes) -> tuple[str, str]:
         return ALLOW, ""
+
+    async def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return Rules([{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                     [{"verbs": ["*"], "nonResourceURLs": ["*"]}])
 
 
 class AlwaysDeny:
     async def authorize(self, attrs: Attributes) -> tuple[str, str]:
         return NO_OPINION, "Everything is forbidden."
+
+    async def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return Rules()
 
 
 class PrivilegedGroups:
@@ -61,3 +82,19 @@ class UnionAuthorizer:
             if reason:
                 reasons.append(reason)
         return NO_OPINION, ", ".join(reasons)
+
+    async def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        """Every resolver's rules together; incomplete when any says so (union.RulesFor)."""
+        out, errors = Rules(), []
+        for authorizer in self.authorizers:
+            rules_for = getattr(authorizer, "rules_for", None)
+            if rules_for is None:  # not a RuleResolver (the system:masters rule)
+                continue
+            rules = await rules_for(user, namespace)
+            out.resource_rules += rules.resource_rules
+            out.non_resource_rules += rules.non_resource_rules
+            out.incomplete = out.incomplete or rules.incomplete
+            if rules.evaluation_error:
+                errors.append(rules.evaluation_error)
+        out.evaluation_error = ", ".join(errors)
+        return out

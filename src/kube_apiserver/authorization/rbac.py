@@ -4,9 +4,10 @@ from a RuleSource (the registry, through the watch cache)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
-from .authorizer import ALLOW, NO_OPINION, Attributes
+from .authorizer import ALLOW, NO_OPINION, Attributes, Rules
 
 Object = dict[str, Any]
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
@@ -68,26 +69,79 @@ def rule_allows(rule: Object, attrs: Attributes) -> bool:
     return not names or attrs.name in names
 
 
+def describe_subject(subject: Object, binding_namespace: str) -> str:
+    name = subject.get("name", "")
+    if subject.get("kind") == "ServiceAccount":
+        name = f"{name}/{subject.get('namespace') or binding_namespace}"
+    return f'{subject.get("kind", "")} "{name}"'
+
+
+def describe_binding(binding: Object, subject: Object, namespace: str) -> str:
+    """Where an allowing rule came from, as the RBAC authorizer's reason names it."""
+    ref = binding.get("roleRef") or {}
+    name = binding["metadata"]["name"]
+    kind = "RoleBinding" if namespace else "ClusterRoleBinding"
+    if namespace:
+        name = f"{name}/{namespace}"
+    return (f'{kind} "{name}" of {ref.get("kind", "")} "{ref.get("name", "")}" to '
+            f"{describe_subject(subject, namespace)}")
+
+
 class RBACAuthorizer:
     def __init__(self, source: RuleSource):
         self.source = source
 
     async def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        for binding in await self.source.cluster_role_bindings():
-            if await self._binding_allows(binding, attrs, ""):
-                return ALLOW, ""
-        if attrs.namespace:
-            for binding in await self.source.role_bindings(attrs.namespace):
-                if await self._binding_allows(binding, attrs, attrs.namespace):
-                    return ALLOW, ""
-        return NO_OPINION, ""
+        failures: list[str] = []
+        async for rules, where in self._visit(attrs.user, attrs.namespace, failures):
+            if any(rule_allows(rule, attrs) for rule in rules):
+                return ALLOW, f"RBAC: allowed by {where}"
+        return NO_OPINION, f"RBAC: {', '.join(failures)}" if failures else ""
 
-    async def _binding_allows(self, binding: Object, attrs: Attributes, namespace: str) -> bool:
-        if not any(subject_matches(s, attrs.user, namespace) for s in binding.get("subjects") or []):
-            return False
-        ref = binding.get("roleRef") or {}
+    async def rules_for(self, user: Any, namespace: str) -> Rules:
+        """The rules that apply to the user in the namespace (SelfSubjectRulesReview)."""
+        failures: list[str] = []
+        resource_rules: list[Object] = []
+        non_resource_rules: list[Object] = []
+        async for rules, _where in self._visit(user, namespace, failures):
+            for rule in rules:
+                if rule.get("resources"):
+                    resource_rules.append(_resource_rule(rule))
+                if rule.get("nonResourceURLs"):
+                    non_resource_rules.append({"verbs": rule.get("verbs") or [],
+                                               "nonResourceURLs": rule["nonResourceURLs"]})
+        return Rules(resource_rules, non_resource_rules, bool(failures), ", ".join(failures))
+
+    async def _visit(self, user: Any, namespace: str, failures: list[str]) -> AsyncIterator[tuple[list, str]]:
+        """The rules of each role bound to the user (cluster-wide, then in the namespace), with the binding
+        that grants them; roles that do not exist are recorded in `failures`."""
+        sources = [(await self.source.cluster_role_bindings(), "")]
+        if namespace:
+            sources.append((await self.source.role_bindings(namespace), namespace))
+        for bindings, binding_namespace in sources:
+            for binding in bindings:
+                subject = next((s for s in binding.get("subjects") or []
+                                if subject_matches(s, user, binding_namespace)), None)
+                if subject is None:
+                    continue
+                role = await self._role(binding.get("roleRef") or {}, binding_namespace, failures)
+                if role is not None:
+                    yield role.get("rules") or [], describe_binding(binding, subject, binding_namespace)
+
+    async def _role(self, ref: Object, namespace: str, failures: list[str]) -> Object | None:
+        name = ref.get("name", "")
         if ref.get("kind") == "ClusterRole":
-            role = await self.source.cluster_role(ref.get("name", ""))
+            role, what = await self.source.cluster_role(name), "clusterrole"
         else:
-            role = await self.source.role(namespace, ref.get("name", ""))
-        return role is not None and any(rule_allows(rule, attrs) for rule in role.get("rules") or [])
+            role, what = await self.source.role(namespace, name), "role"
+        if role is None:
+            failures.append(f'{what}.rbac.authorization.k8s.io "{name}" not found')
+        return role
+
+
+def _resource_rule(rule: Object) -> Object:
+    out = {"verbs": rule.get("verbs") or []}
+    for key in ("apiGroups", "resources", "resourceNames"):
+        if rule.get(key):
+            out[key] = rule[key]
+    return out

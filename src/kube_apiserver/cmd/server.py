@@ -22,6 +22,7 @@ from ..authentication.request import (
     UnionAuthenticator,
     UnionTokenAuthenticator,
 )
+from ..authentication.review import TokenReviewer
 from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
@@ -65,20 +66,24 @@ async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLite
 
 
 def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts: TokenConfig,
-                      get_object: ObjectGetter) -> UnionAuthenticator:
+                      get_object: ObjectGetter) -> tuple[UnionAuthenticator, TokenReviewer]:
+    """The request authenticator, and the token reviewer TokenReview asks."""
     tokens = StaticTokenAuthenticator({})
     if opts.authentication.token_auth_file:
         tokens = StaticTokenAuthenticator.from_file(opts.authentication.token_auth_file)
     tokens.add(admin_token, UserInfo(admin.ADMIN_USER, admin.ADMIN_UID, admin.ADMIN_GROUPS))
+    tokens.implicit_audiences = tuple(service_accounts.api_audiences)
     # Anonymous requests reach only what Kubernetes leaves open to everyone; anything else is 401.
     authn = opts.authentication
     paths = PUBLIC_PATHS if authn.anonymous_public_paths_only else None
     anonymous = AnonymousAuthenticator(paths) if authn.anonymous else None
-    bearer = UnionTokenAuthenticator([tokens, ServiceAccountTokenAuthenticator(service_accounts, get_object)])
+    account_tokens = ServiceAccountTokenAuthenticator(service_accounts, get_object)
+    bearer = UnionTokenAuthenticator([tokens, account_tokens])
     authenticators: list[Any] = [BearerTokenAuthenticator(bearer)]
     if authn.client_ca_file:
         authenticators.insert(0, X509Authenticator())  # kube-apiserver asks x509 first
-    return UnionAuthenticator(authenticators, anonymous)
+    reviewer = TokenReviewer(bearer, list(service_accounts.api_audiences), account_tokens)
+    return UnionAuthenticator(authenticators, anonymous), reviewer
 
 
 async def new_config(opts: CompletedOptions) -> ServerConfig:
@@ -96,8 +101,9 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     rbac_source = RegistryRuleSource()
     host = opts.advertise_address
     service_accounts = opts.authentication.service_accounts.token_config()
+    authenticator, token_reviewer = new_authenticator(opts, admin_token, service_accounts, get_object)
     generic = Config(
-        authenticator=new_authenticator(opts, admin_token, service_accounts, get_object),
+        authenticator=authenticator,
         authorizer=new_authorizer(opts.authorization.modes, rbac_source),
         admission=admission.chain,
         request_timeout=opts.generic.request_timeout,
@@ -118,7 +124,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
                                 client_ca_file=opts.authentication.client_ca_file)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
-                        opts.service_node_port_range, serving, service_accounts)
+                        opts.service_node_port_range, serving, service_accounts, token_reviewer)
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission)
 
 

@@ -10,6 +10,7 @@ from ..api import core
 from ..api.core.service import ServiceNetwork
 from ..api.core.service.network import DEFAULT_CIDR
 from ..api.groups import installed_groups
+from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
 from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
@@ -38,6 +39,8 @@ class ExtraConfig:
     serving: SecureServingInfo | None = None
     # The service account token issuer: serviceaccounts/token and the OpenID discovery documents.
     service_accounts: TokenConfig | None = None
+    # What TokenReview asks (the server's own token authenticators).
+    token_reviewer: TokenReviewer | None = None
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -58,7 +61,11 @@ class Instance:
             extra.storage, extra.service_network(), extra.service_accounts))
         self._install_issuer_discovery()
         groups = installed_groups()
-        self.generic_api_server.install_api_groups(*(group.new_api_group_info(extra.storage) for group in groups))
+        dependencies = {"token_reviewer": extra.token_reviewer, "authorizer": generic.authorizer}
+        self.generic_api_server.install_api_groups(*(
+            group.new_api_group_info(extra.storage, **{name: dependencies[name] for name in
+                                                       getattr(group, "DEPENDENCIES", ())})
+            for group in groups))
         for group in groups:
             hooks = getattr(group, "post_start_hooks", None)
             for hook_name, hook in (hooks(self.generic_api_server.restful.group_versions) if hooks else {}).items():

@@ -72,13 +72,10 @@ TABLE = TableConvertor((
 
 protobuf.define("""
 CertificateSigningRequest: metadata=1:ObjectMeta spec=2:CertificateSigningRequestSpec status=3:CertificateSigningRequestStatus
-CertificateSigningRequestSpec: request=1:bytes signerName=7:string expirationSeconds=8:int32? usages=5:string[] username=2:string uid=3:string groups=4:string[] extra=6:map<CSRExtraValue>
+CertificateSigningRequestSpec: request=1:bytes signerName=7:string expirationSeconds=8:int32? usages=5:string[] username=2:string uid=3:string groups=4:string[] extra=6:map<ExtraValue>
 CertificateSigningRequestStatus: conditions=1:CertificateSigningRequestCondition[] certificate=2:bytes
 CertificateSigningRequestCondition: type=1:string status=6:string reason=2:string message=3:string lastUpdateTime=4:Time lastTransitionTime=5:Time
-CSRExtraValueItems: items=1:string[]
 """)
-# ExtraValue is a message holding a list; JSON has the bare list.
-protobuf.WELL_KNOWN["CSRExtraValue"] = lambda data: protobuf.decode_message("CSRExtraValueItems", data).get("items", [])
 protobuf.register_kind(f"{GROUP}/v1", "CertificateSigningRequest")
 
 
