@@ -28,6 +28,8 @@ class Attributes:
     user: UserInfo
     dry_run: bool = False
     options: Object = field(default_factory=dict)
+    # Warnings for the client (warning.AddWarning): the request's list, returned as Warning headers.
+    warnings: list[str] = field(default_factory=list)
 
 
 def forbidden(attrs: Attributes, why: str) -> errors.StatusError:
