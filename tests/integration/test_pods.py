@@ -80,6 +80,7 @@ def test_kubectl_run_creates_a_defaulted_pod(server):
         "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "enableServiceLinks": True, "securityContext": {},
         "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler",
         "serviceAccountName": "default", "serviceAccount": "default",
+        "priority": 0, "preemptionPolicy": "PreemptLowerPriority",  # the Priority admission plugin's
         "tolerations": [  # the DefaultTolerationSeconds admission plugin's
             {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
              "tolerationSeconds": 300},

@@ -52,3 +52,10 @@ def test_kubectl_create_and_get_priorityclass(server):
     assert header == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
     row = server.kubectl("get", "pc", "sched-k", "--no-headers").stdout.split()
     assert row[:3] == ["sched-k", "100", "false"] and row[4] == "PreemptLowerPriority"
+
+
+def test_system_classes_cannot_be_deleted(server):
+    refused = server.request("DELETE", f"{PC}/system-node-critical")
+    assert refused.status == 403
+    assert refused.json()["message"] == ('priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: '
+                                         'this is a system priority class and cannot be deleted')

@@ -8,7 +8,6 @@ from typing import Any
 
 from ..apimachinery import errors, field, protobuf, validation
 from ..registry.context import Context, UserInfo
-from ..registry.options import ListQuery
 from ..registry.rest import ResourceInfo, TableColumn
 from ..registry.store import Store
 from ..registry.strategy import Strategy
@@ -82,30 +81,14 @@ class PriorityClassStrategy(Strategy):
 
 
 class PriorityClassStore(Store):
-    """Only one PriorityClass may be the global default (the Priority admission plugin's rule)."""
+    """The system classes cannot be deleted (only one global default is the Priority plugin's rule)."""
 
-    async def _one_default(self, ctx: Context, obj: Object) -> None:
-        if not obj.get("globalDefault"):
-            return
-        for other in (await self.list(ctx, ListQuery()))["items"]:
-            if other.get("globalDefault") and other["metadata"]["name"] != obj["metadata"].get("name"):
-                raise errors.forbidden(INFO.resource, GROUP, obj["metadata"].get("name", ""),
-                                       f"PriorityClass {other['metadata']['name']} is already marked as default. "
-                                       f"Only one default can exist")
-
-    async def create(self, ctx: Context, obj: Object, create_validation: Any = None,
-                     options: dict[str, Any] | None = None) -> Object:
-        await self._one_default(ctx, obj)
-        return await super().create(ctx, obj, create_validation, options)
-
-    async def update(self, ctx: Context, name_: str, obj_info: Any, create_validation: Any = None,
-                     update_validation: Any = None, force_allow_create: bool = False,
-                     options: dict[str, Any] | None = None) -> tuple[Object, bool]:
-        async def check(ctx_: Context, obj: Object, old: Object) -> None:
-            await self._one_default(ctx_, obj)
-            if update_validation is not None:
-                await update_validation(ctx_, obj, old)
-        return await super().update(ctx, name_, obj_info, create_validation, check, force_allow_create, options)
+    async def delete(self, ctx: Context, name_: str, delete_validation: Any = None,
+                     options: Any = None) -> tuple[Object, bool]:
+        if any(system["name"] == name_ for system in SYSTEM_CLASSES):
+            raise errors.forbidden(INFO.resource, GROUP, name_, "this is a system priority class and cannot be "
+                                                                "deleted")
+        return await super().delete(ctx, name_, delete_validation, options)
 
 
 TABLE = TableConvertor((

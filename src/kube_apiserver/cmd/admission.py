@@ -12,11 +12,15 @@ from ..admission.default_toleration_seconds import DefaultTolerationSeconds
 from ..admission.interfaces import Chain
 from ..admission.lister import NamespacedLister, RouteTable
 from ..admission.namespace_lifecycle import NamespaceLifecycle
+from ..admission.podsecurity import PodSecurity, load_from_admission_config
+from ..admission.priority import Priority
 from ..admission.pvc_resize import PersistentVolumeClaimResize
 from ..admission.resourcequota import QuotaAccessor, Registry, ResourceQuota
+from ..admission.runtimeclass import RuntimeClass
 from ..admission.serviceaccount import ServiceAccount
 from ..admission.storage_protection import StorageObjectInUseProtection
 from ..admission.taint_nodes_by_condition import TaintNodesByCondition
+from ..admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
 from ..api.core.limitrange.admission import LimitRanger
 from ..api.core.resourcequota.evaluators import new_evaluators
 from ..serviceaccount.claims import ObjectGetter
@@ -36,20 +40,30 @@ class AdmissionPlugins:
 
 
 def new_admission(names: list[str], get_namespace: NamespaceGetter,
-                  get_object: ObjectGetter | None = None) -> AdmissionPlugins:
+                  get_object: ObjectGetter | None = None, config_file: str = "") -> AdmissionPlugins:
     quotas, limit_ranges = QuotaAccessor(), NamespacedLister("limitranges")
     storage_classes = NamespacedLister("storageclasses", "storage.k8s.io")
+    pods, priority_classes = NamespacedLister("pods"), NamespacedLister("priorityclasses", "scheduling.k8s.io")
+    runtime_classes = NamespacedLister("runtimeclasses", "node.k8s.io")
     factories: dict[str, Callable[[], Any]] = {
         "NamespaceLifecycle": lambda: NamespaceLifecycle(get_namespace),
         "LimitRanger": lambda: LimitRanger(limit_ranges),
         "ResourceQuota": lambda: ResourceQuota(quotas, Registry(new_evaluators())),
         "TaintNodesByCondition": TaintNodesByCondition,
+        "PodSecurity": lambda: PodSecurity(get_namespace, pods, load_from_admission_config(config_file)),
+        "Priority": lambda: Priority(priority_classes),
         "DefaultTolerationSeconds": DefaultTolerationSeconds,
         "DefaultStorageClass": lambda: DefaultStorageClass(storage_classes),
         "StorageObjectInUseProtection": StorageObjectInUseProtection,
         "PersistentVolumeClaimResize": lambda: PersistentVolumeClaimResize(storage_classes),
+        "RuntimeClass": lambda: RuntimeClass(runtime_classes),
+        "MutatingAdmissionWebhook": lambda: MutatingAdmissionWebhook(get_namespace),
+        "ValidatingAdmissionWebhook": lambda: ValidatingAdmissionWebhook(get_namespace),
     }
     if get_object is not None:  # the service accounts pods run as, read from storage
         factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
     plugins = [factories[name]() for name in names if name in factories]
-    return AdmissionPlugins(Chain(plugins), [quotas, limit_ranges, storage_classes])
+    listers = [quotas, limit_ranges, storage_classes, pods, priority_classes, runtime_classes]
+    # The webhook plugins read configurations, namespaces and services from the registry too.
+    listers += [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook)]
+    return AdmissionPlugins(Chain(plugins), listers)

@@ -12,6 +12,7 @@ from typing import Any
 from .. import version
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
+from ..api.core import podspec
 from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.openapischema import SchemaSource
 from ..apimachinery.wait import Periodic
@@ -96,7 +97,9 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
             return None
 
     get_object = storage_getter(store)
-    admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object)
+    admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
+                              opts.admission.config_file)
+    podspec.set_allow_privileged(opts.allow_privileged)
     admin_token = admin.ensure_admin_credential(opts.data_dir)
     rbac_source = RegistryRuleSource()
     host = opts.advertise_address
@@ -133,13 +136,13 @@ LEASE_CHECK_SECONDS = 1.0
 
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     """aggregator -> kube-apiserver -> apiextensions -> 404."""
-    api_extensions = new_apiextensions_server(config.generic, EmptyDelegate())
+    api_extensions = new_apiextensions_server(config.generic, EmptyDelegate(), config.extra.storage)
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
     config.rbac_source.bind(kube_api_server.restful.group_versions)
     if config.admission is not None:
         config.admission.bind(kube_api_server.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
-    return new_aggregator_server(config.generic, kube_api_server)
+    return new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
 
 
 def client_url(opts: CompletedOptions, port: int) -> str:

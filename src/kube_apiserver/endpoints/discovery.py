@@ -40,6 +40,18 @@ class DiscoveryManager:
     def remove_group(self, group: str) -> None:
         self.groups.pop(group, None)
 
+    def remove(self, group: str, version: str) -> None:
+        versions = [v for v in self.groups.get(group, []) if v.version != version]
+        if versions:
+            self.groups[group] = versions
+        else:
+            self.groups.pop(group, None)
+
+    def order_versions(self, group: str, versions: list[str]) -> None:
+        """Puts a group's versions in preference order (the first is the preferred version)."""
+        rank = {version: i for i, version in enumerate(versions)}
+        self.groups[group] = sorted(self.groups.get(group, []), key=lambda v: rank.get(v.version, len(rank)))
+
     def lookup(self, group: str, version: str) -> GroupVersionDiscovery | None:
         return next((v for v in self.groups.get(group, []) if v.version == version), None)
 

@@ -162,20 +162,30 @@ class OpenAPIService:
     # "api/v1" or "apis/g/v" -> the routes; documents are rendered on first request (fast start-up)
     group_versions: dict[str, tuple[str, str, dict[str, ResourceRoutes]]] = field(default_factory=dict)
     rendered: dict[str, bytes] = field(default_factory=dict)
+    # The schemas of group versions whose kinds are not built in (custom resources).
+    own_schemas: dict[str, SchemaSource] = field(default_factory=dict)
 
-    def add(self, group: str, version: str, routes: dict[str, ResourceRoutes]) -> None:
+    def add(self, group: str, version: str, routes: dict[str, ResourceRoutes],
+            schemas: SchemaSource | None = None) -> None:
         key = f"apis/{group}/{version}" if group else f"api/{version}"
         self.group_versions[key] = (group, version, routes)
         self.rendered.pop(key, None)
+        if schemas is not None:
+            self.own_schemas[key] = schemas
+
+    def schemas_of(self, key: str) -> SchemaSource:
+        return self.own_schemas.get(key, self.schemas)
 
     def remove(self, group: str, version: str) -> None:
         key = f"apis/{group}/{version}" if group else f"api/{version}"
         self.group_versions.pop(key, None)
         self.rendered.pop(key, None)
+        self.own_schemas.pop(key, None)
 
     def document(self, key: str) -> bytes | None:
         if key not in self.rendered and key in self.group_versions:
-            self.rendered[key] = orjson.dumps(group_version_document(*self.group_versions[key], self.schemas))
+            self.rendered[key] = orjson.dumps(group_version_document(*self.group_versions[key],
+                                                                     self.schemas_of(key)))
         return self.rendered.get(key)
 
     @staticmethod

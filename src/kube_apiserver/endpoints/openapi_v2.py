@@ -159,7 +159,7 @@ def _path_item_v2(item: Doc, known: frozenset[str]) -> Doc:
 def swagger_document(service: OpenAPIService) -> Doc:
     """The Swagger 2.0 document of every installed group version."""
     group_versions = sorted(service.group_versions.items())
-    documents = [group_version_document(*gv, service.schemas) for _, gv in group_versions]
+    documents = [group_version_document(*gv, service.schemas_of(key)) for key, gv in group_versions]
     schemas: Doc = {}
     for doc in documents:
         schemas.update(doc["components"]["schemas"])

@@ -29,6 +29,9 @@ class Strategy:
     selectable_fields: tuple[str, ...] = ()
     # Fields this endpoint never changes (GetResetFields): not owned by whoever writes through it.
     reset_fields: tuple[tuple[str, ...], ...] = ()
+    # Whether validate_update checks the whole object (validate() then runs on create only), as for
+    # strategies whose update validation is ratcheted against the old object.
+    update_validates_fully = False
     # DefaultGarbageCollectionPolicy: a delete naming no propagation policy orphans the dependents
     # (batch/v1 Jobs, for compatibility) when True.
     orphan_by_default = False
@@ -138,7 +141,9 @@ def before_update(strategy: Strategy, ctx: Context, obj: Object, old: Object) ->
         else:
             meta.pop(system_field, None)
     strategy.prepare_for_update(ctx, obj, old)
-    errs = strategy.validate_update(ctx, obj, old) + strategy.validate(ctx, obj)
+    errs = strategy.validate_update(ctx, obj, old)
+    if not strategy.update_validates_fully:
+        errs += strategy.validate(ctx, obj)
     if errs:
         raise errors.invalid(strategy.info.kind, strategy.info.group, meta.get("name", ""), errs)
     strategy.canonicalize(obj)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
+from typing import Any, Protocol
 
 import orjson
 
 from ..apimachinery import errors
+from ..apimachinery.openapischema import SchemaSource
 from ..endpoints.discovery import GroupVersionDiscovery
 from ..endpoints.handlers.responses import write_status_error
 from ..endpoints.http import Handler, Request, Response
@@ -85,15 +86,26 @@ class GenericAPIServer:
     def install_api_groups(self, *infos: APIGroupInfo) -> None:
         for info in infos:
             for version, storage in info.versioned_storage.items():
-                gv = APIGroupVersion(info.group, version, storage, {
-                    "admission": self.config.admission, "min_request_timeout": self.config.min_request_timeout,
-                    "stopping": self.config.lifecycle.stopping}, self.config.schemas)
-                routes = gv.install()
-                self.restful.add_group_version(info.group, version, routes)
-                self.config.discovery.add(GroupVersionDiscovery(info.group, version, gv.api_resources(routes)))
-                self.config.openapi.add(info.group, version, routes)
+                self.install_group_version(info.group, version, storage)
         if any(info.group for info in infos):
             self.restful.root_paths.add("/apis")
+
+    def install_group_version(self, group: str, version: str, storage: dict[str, Any],
+                              schemas: SchemaSource | None = None, **scope_options: Any) -> None:
+        """Routes, discovery and OpenAPI for one group version; installing it again replaces it (custom
+        resources come and go while the server runs)."""
+        options = {"admission": self.config.admission, "min_request_timeout": self.config.min_request_timeout,
+                   "stopping": self.config.lifecycle.stopping, **scope_options}
+        gv = APIGroupVersion(group, version, storage, options, schemas or self.config.schemas)
+        routes = gv.install()
+        self.restful.add_group_version(group, version, routes)
+        self.config.discovery.add(GroupVersionDiscovery(group, version, gv.api_resources(routes)))
+        self.config.openapi.add(group, version, routes, schemas)
+
+    def remove_group_version(self, group: str, version: str) -> None:
+        self.restful.remove_group_version(group, version)
+        self.config.discovery.remove(group, version)
+        self.config.openapi.remove(group, version)
 
     def install_legacy_api_group(self, info: APIGroupInfo) -> None:
         self.install_api_groups(info)

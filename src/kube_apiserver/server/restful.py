@@ -21,6 +21,12 @@ class APIContainer:
         if group:
             self.root_paths.add(f"/apis/{group}")
 
+    def remove_group_version(self, group: str, version: str) -> None:
+        self.group_versions.pop((group, version), None)
+        self.root_paths.discard(f"/apis/{group}/{version}" if group else f"/api/{version}")
+        if group and not any(g == group for g, _ in self.group_versions):
+            self.root_paths.discard(f"/apis/{group}")
+
     def claims(self, path: str) -> bool:
         """The director's rule: /apis only exactly, any other root on a path boundary."""
         if path in ("/apis", "/apis/"):

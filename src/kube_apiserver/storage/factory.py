@@ -24,6 +24,12 @@ class StorageFactory:
             cacher.start()
         return cacher
 
+    async def release(self, key_prefix: str) -> None:
+        """Stops the watch cache of a resource that is no longer served (a deleted custom resource)."""
+        cacher = self.cachers.pop(key_prefix, None)
+        if cacher is not None:
+            await cacher.stop()
+
     async def stop(self) -> None:
         for cacher in self.cachers.values():
             await cacher.stop()

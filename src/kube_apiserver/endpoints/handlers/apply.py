@@ -35,7 +35,8 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
     config.setdefault("metadata", {})
     if not isinstance(config["metadata"], dict):
         raise errors.bad_request("error decoding YAML: metadata must be an object")
-    wrong_type = schematypes.check(config, scope.schema) if scope.schema is not None else None
+    typed = scope.schema is not None and not scope.custom_resource
+    wrong_type = schematypes.check(config, scope.schema) if typed else None
     if wrong_type is not None:
         raise errors.bad_request(wrong_type)
     manager = req.param("fieldManager")

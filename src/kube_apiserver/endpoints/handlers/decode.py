@@ -52,7 +52,7 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
     body_format = "yaml" if media in YAML_MEDIA_TYPES else "" if media == serializer.PROTOBUF else "json"
     version = str(obj.get("apiVersion") or scope.info.api_version).rsplit("/", 1)[-1]
     decoded_as = f'{obj.get("kind") or kind} in version "{version}" cannot be handled as a {kind}'
-    wrong_type = schematypes.check(obj, schema)
+    wrong_type = None if scope.custom_resource else schematypes.check(obj, schema)
     if wrong_type is not None:
         raise errors.bad_request(f"{decoded_as}: {wrong_type}")
     return fieldvalidation.check_request_object(

@@ -38,7 +38,7 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
     patch_type = serializer.media_type_of(req.headers.get("content-type", ""))
     if patch_type not in PATCH_TYPES:
         raise errors.unsupported_media_type(patch_type, PATCH_TYPES)
-    if patch_type == serializer.STRATEGIC_MERGE_PATCH and scope.schema is None:
+    if patch_type == serializer.STRATEGIC_MERGE_PATCH and (scope.schema is None or scope.custom_resource):
         # As for custom resources: without patch strategies there is no strategic merge patch.
         raise errors.unsupported_media_type(patch_type, [t for t in PATCH_TYPES if t != patch_type])
     dry_run = write_options(req, "PatchOptions", _patch_option_errors(req, patch_type))
@@ -51,7 +51,7 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
     if patch_type != serializer.JSON_PATCH and not isinstance(body, dict):
         raise errors.bad_request("the body of the request was in an unknown format - patch must be a JSON object")
     admit, validate_create, validate_update = admission_hooks(scope, req, name)
-    check_fields = _field_validation(req, scope.schema, patch_type, raw, body)
+    check_fields = _field_validation(req, scope.schema, patch_type, raw, body, typed=not scope.custom_resource)
 
     async def apply_patch(_ctx: Context, old: Object | None) -> Object:
         if old is None:
@@ -78,7 +78,7 @@ def _patch_option_errors(req: Request, patch_type: str) -> list[field.FieldError
 
 
 def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: bytes, body: Any,
-                      ) -> Callable[[Any, Callable[[], str]], None]:
+                      typed: bool = True) -> Callable[[Any, Callable[[], str]], None]:
     """Strict decoding of the patch and of the patched object: unknown and duplicate fields are reported
     per fieldValidation (Strict: 422 Invalid) and the unknown fields dropped."""
     directive = req.param("fieldValidation") or fieldvalidation.WARN
@@ -89,7 +89,7 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
 
     def check(patched: Any, shown: Callable[[], str]) -> None:
         if schema is not None and isinstance(patched, dict):
-            wrong_type = schematypes.check(patched, schema)
+            wrong_type = schematypes.check(patched, schema) if typed else None
             if wrong_type is not None:
                 raise fieldvalidation.invalid_patch(shown(), wrong_type)
             fieldvalidation.check_patched_object(

@@ -30,6 +30,9 @@ class RequestScope:
     schema: Node | None = None
     # Records managedFields on every write and performs server-side apply.
     field_manager: FieldManager | None = None
+    # Custom resources are decoded as unstructured JSON: wrong types are the schema validation's 422s,
+    # not decoding 400s, and there is no strategic merge patch.
+    custom_resource: bool = False
 
     def manager_name(self, req: Request) -> str:
         """fieldManager, else the User-Agent's product (k8s prefixFromUserAgent)."""
@@ -57,7 +60,8 @@ class RequestScope:
     def attributes(self, req: Request, operation: str, obj: Any, old: Any, name: str, ctx: Context,
                    ) -> Attributes:
         return Attributes(operation, self.info.group, self.info.version, self.info.kind, self.info.resource,
-                          self.info.subresource, ctx.namespace, name, obj, old, ctx.user, ctx.dry_run)
+                          self.info.subresource, ctx.namespace, name, obj, old, ctx.user, ctx.dry_run,
+                          warnings=ctx.warnings)
 
 
 DRY_RUN_VALUES = ("All",)
