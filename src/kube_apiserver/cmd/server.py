@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import version
+from ..admission.webhook.service import ServiceResolver
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..api.core import podspec
@@ -136,8 +137,10 @@ LEASE_CHECK_SECONDS = 1.0
 
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     """aggregator -> kube-apiserver -> apiextensions -> 404."""
-    api_extensions = new_apiextensions_server(config.generic, EmptyDelegate(), config.extra.storage)
+    services = ServiceResolver()
+    api_extensions = new_apiextensions_server(config.generic, EmptyDelegate(), config.extra.storage, services)
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
+    services.bind(kube_api_server.restful.group_versions)
     config.rbac_source.bind(kube_api_server.restful.group_versions)
     if config.admission is not None:
         config.admission.bind(kube_api_server.restful.group_versions)

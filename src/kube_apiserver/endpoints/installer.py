@@ -50,6 +50,8 @@ class ResourceRoutes:
         return sorted(self.handlers)
 
     async def serve(self, req: Request) -> Response:
+        if self.scope.warnings:  # a deprecated version's, on every request
+            req.values.setdefault("warnings", []).extend(self.scope.warnings)
         handler = self.handlers.get(req.info.verb) or self.handlers.get("connect")
         if handler is None:
             raise errors.method_not_supported(self.scope.info.resource, self.scope.info.group, req.info.verb)
@@ -79,7 +81,7 @@ class APIGroupVersion:
             reset = getattr(getattr(storage, "strategy", None), "reset_fields", ())
             manager = FieldManager(schema, info.api_version, kind=info.kind, reset_fields=reset)
             scope = RequestScope(info, storage, table=table, schema=schema, field_manager=manager,
-                                 **self.scope_options)
+                                 warnings=tuple(getattr(storage, "warnings", ())), **self.scope_options)
             handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if isinstance(storage, iface)}
             if isinstance(storage, rest.Connecter):
                 handlers = dict.fromkeys(storage.connect_verbs, connect.connect)

@@ -23,7 +23,7 @@ SERVICE_PORT = 443
 UNCACHED_REFRESH_SECONDS = 1.0
 
 
-def _client_config(client: Object) -> ClientConfig:
+def client_config(client: Object) -> ClientConfig:
     """hookClientConfigForWebhook."""
     service = client.get("service") if isinstance(client.get("service"), dict) else None
     try:
@@ -49,7 +49,7 @@ class Hook:
         self.timeout: int | None = spec.get("timeoutSeconds")
         self.review_versions: list[Any] = spec.get("admissionReviewVersions") or []
         self.reinvoke_if_needed = spec.get("reinvocationPolicy") == "IfNeeded"
-        self.client = _client_config(spec.get("clientConfig") or {})
+        self.client = client_config(spec.get("clientConfig") or {})
         self._selectors: dict[str, labels.Selector] = {}
         self._conditions: Matcher | None = None
 

@@ -41,14 +41,20 @@ class NoneConverter:
 class ConvertingStorage:
     """storage.Interface in `served` over the storage shared by every version, which holds `stored`."""
 
-    def __init__(self, inner: storage.Interface, converter: Converter, served: str, stored: str):
+    def __init__(self, inner: storage.Interface, converter: Converter, served: str, stored: str,
+                 on_read: Callable[[Object], Object] | None = None):
+        """`on_read`: what reading from storage applies to a stored object (the storage version's
+        defaults), returning a new object when it changes anything."""
         self.inner = inner
         self.converter = converter
         self.served, self.stored = served, stored
-        self.identity = served == stored
+        self.on_read = on_read
+        self.identity = served == stored and on_read is None
 
     async def _out(self, obj: Object) -> Object:
-        if self.identity or obj.get("apiVersion") == self.served:
+        if self.on_read is not None:
+            obj = self.on_read(obj)
+        if obj.get("apiVersion") == self.served:
             return obj
         return (await self.converter.convert([obj], self.served))[0]
 
@@ -60,7 +66,8 @@ class ConvertingStorage:
     def _predicate(self, predicate: storage.Predicate | None) -> storage.Predicate | None:
         if predicate is None or self.identity:
             return predicate
-        return lambda obj: predicate(self.converter.convert_now(obj, self.served))
+        read = self.on_read or (lambda obj: obj)
+        return lambda obj: predicate(self.converter.convert_now(read(obj), self.served))
 
     async def create(self, key: str, obj: Object, ttl: float = 0) -> Object:
         return await self._out(await self.inner.create(key, await self._in(obj), ttl))
@@ -70,6 +77,8 @@ class ConvertingStorage:
 
     async def get_list(self, key_prefix: str, opts: storage.ListOptions) -> storage.ListResult:
         result = await self.inner.get_list(key_prefix, replace(opts, predicate=self._predicate(opts.predicate)))
+        if self.on_read is not None:
+            result.items = [self.on_read(item) for item in result.items]
         if not self.identity and result.items:
             pending = [item for item in result.items if item.get("apiVersion") != self.served]
             if pending:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -18,7 +19,7 @@ from ...registry.store import Store
 from ...registry.subresource import StatusREST, SubresourceStrategy
 from ...server.generic_api_server import GenericAPIServer
 from ...storage.factory import StorageFactory
-from .. import conditions
+from .. import conditions, schema
 from .conversion import Converter, ConvertingStorage, NoneConverter
 from .openapi import own_definitions, schema_source
 from .scale import ScalePaths, ScaleREST
@@ -61,6 +62,7 @@ class CustomResourceStore(Store):
     """The generic Store, refusing creation while the CRD is being deleted (forbidCreateAdmission)."""
 
     terminating = False
+    warnings: tuple[str, ...] = ()
     definitions: dict[str, Object] = {}  # this version's OpenAPI definitions
 
     async def create(self, ctx: Context, obj: Object, create_validation: Any = None,
@@ -85,7 +87,8 @@ def _refuse_create(store: Store) -> Any:
 
 
 class CustomResourceServing:
-    def __init__(self, server: GenericAPIServer, storage: StorageFactory, converters: Any = None):
+    def __init__(self, server: GenericAPIServer, storage: StorageFactory,
+                 converters: Callable[[Object], Converter] | None = None):
         self.server = server
         self.storage = storage
         # name -> (the CRD as served, version -> {path: REST storage})
@@ -175,11 +178,13 @@ class CustomResourceServing:
         subresources = version.get("subresources") or {}
         scale = ScalePaths.of(subresources.get("scale"))
         strategy = CustomResourceStrategy(info, VersionSchema.of(version), "status" in subresources, scale)
-        storage = ConvertingStorage(shared, converter, info.api_version, f"{group}/{stored_version}")
+        storage = ConvertingStorage(shared, converter, info.api_version, f"{group}/{stored_version}",
+                                    defaults_on_read(crd, stored_version))
         store = CustomResourceStore(info, strategy, storage, _key_prefix(crd),
                                     new_table(version.get("additionalPrinterColumns")))
         store.definitions = own_definitions((version.get("schema") or {}).get("openAPIV3Schema"), group,
                                             version["name"], kind, info.list_kind_name)
+        store.warnings = deprecation_warnings(crd, version)
         paths: dict[str, Any] = {plural: store}
         if "status" in subresources:
             status_strategy = SubresourceStrategy(strategy, keep_status_for_custom_resource)
@@ -188,6 +193,38 @@ class CustomResourceServing:
         if scale is not None:
             paths[f"{plural}/scale"] = ScaleREST(store, scale)
         return paths
+
+
+def defaults_on_read(crd: Object, stored_version: str) -> Callable[[Object], Object] | None:
+    """Objects read from storage get the storage version's defaults (those added to the schema after
+    they were written); a copy is made only for an object the defaults change."""
+    version = conditions.version_of(crd, stored_version) or {}
+    props = (version.get("schema") or {}).get("openAPIV3Schema")
+    if not isinstance(props, dict) or b'"default"' not in orjson.dumps(props):
+        return None
+    structural = schema.new_structural(props)
+
+    def on_read(obj: Object) -> Object:
+        defaulted = schema.deep_copy_json(obj)
+        schema.default(defaulted, structural)
+        return obj if defaulted == obj else defaulted
+    return on_read
+
+
+def deprecation_warnings(crd: Object, version: Object) -> tuple[str, ...]:
+    """A deprecated version's warning: its own, or defaultDeprecationWarning (naming the newest served
+    version that is not deprecated and is newer)."""
+    if not version.get("deprecated"):
+        return ()
+    if version.get("deprecationWarning") is not None:
+        return (version["deprecationWarning"],)
+    spec, name = crd["spec"], version["name"]
+    message = f"{spec['group']}/{name} {spec['names']['kind']} is deprecated"
+    newer = [v["name"] for v in spec.get("versions") or [] if v.get("served") and not v.get("deprecated")
+             and version_priority(v["name"]) < version_priority(name)]
+    if newer:
+        message += f"; use {spec['group']}/{min(newer, key=version_priority)} {spec['names']['kind']}"
+    return (message,)
 
 
 def _key_prefix(crd: Object) -> str:

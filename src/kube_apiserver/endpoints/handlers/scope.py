@@ -33,6 +33,8 @@ class RequestScope:
     # Custom resources are decoded as unstructured JSON: wrong types are the schema validation's 422s,
     # not decoding 400s, and there is no strategic merge patch.
     custom_resource: bool = False
+    # Warnings every request gets (a deprecated custom resource version's).
+    warnings: tuple[str, ...] = ()
 
     def manager_name(self, req: Request) -> str:
         """fieldManager, else the User-Agent's product (k8s prefixFromUserAgent)."""
