@@ -23,6 +23,17 @@ from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.server import run
 
 
+def wait_for(predicate: Any, timeout: float = 30.0, interval: float = 0.05) -> Any:
+    """The first truthy value of predicate(), polled until timeout (then the test fails)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(interval)
+
+
 @dataclass
 class Response:
     status: int

@@ -36,22 +36,28 @@ def certificate(subject: str, key: Any, issuer: x509.Name | None, issuer_key: An
     return builder.sign(issuer_key, hashes.SHA256())
 
 
+def serving_files(directory: str, sans: list[x509.GeneralName], subject: str = "webhook",
+                  ) -> tuple[str, str, bytes]:
+    """A throwaway CA and a serving certificate it signed for `sans`: (cert file, key file, CA PEM)."""
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = certificate(f"{subject}-ca", ca_key, None, ca_key, [], True)
+    cert = certificate(subject, key, ca.subject, ca_key, sans, False)
+    cert_file, key_file = os.path.join(directory, "tls.crt"), os.path.join(directory, "tls.key")
+    with open(cert_file, "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    with open(key_file, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+    return cert_file, key_file, ca.public_bytes(serialization.Encoding.PEM)
+
+
 class HTTPSJSONServer:
     def __init__(self, dns_name: str = "webhook.default.svc") -> None:
         self.answers: dict[str, Answer] = {}
         self.received: dict[str, list[Any]] = {}
-        ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-        ca = certificate("test-ca", ca_key, None, ca_key, [], True)
         sans: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName(dns_name)]
-        cert = certificate("webhook", key, ca.subject, ca_key, sans, False)
-        self.ca_bundle = base64.b64encode(ca.public_bytes(serialization.Encoding.PEM)).decode()
-        directory = tempfile.mkdtemp()
-        cert_file, key_file = os.path.join(directory, "tls.crt"), os.path.join(directory, "tls.key")
-        with open(cert_file, "wb") as f:
-            f.write(cert.public_bytes(serialization.Encoding.PEM))
-        with open(key_file, "wb") as f:
-            f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                      serialization.NoEncryption()))
+        cert_file, key_file, ca_pem = serving_files(tempfile.mkdtemp(), sans)
+        self.ca_bundle = base64.b64encode(ca_pem).decode()
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_file, key_file)
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())

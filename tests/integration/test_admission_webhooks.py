@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import base64
 import copy
-import datetime
 import http.client
 import http.server
 import ipaddress
 import json
-import os
 import socket
 import ssl
 import tempfile
@@ -24,10 +22,8 @@ from typing import Any
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
+from httpsserver import serving_files
 from kube_apiserver.admission.interfaces import Attributes
 
 GROUP = "/apis/admissionregistration.k8s.io/v1"
@@ -39,19 +35,6 @@ Behaviour = Callable[[Review], Any]
 
 
 # ---- the test webhook server ----
-
-def _cert(subject: str, key: Any, issuer: x509.Name | None, issuer_key: Any, sans: list[x509.GeneralName],
-          ca: bool) -> x509.Certificate:
-    now = datetime.datetime.now(datetime.UTC)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    builder = x509.CertificateBuilder().subject_name(name).issuer_name(issuer or name).public_key(key.public_key()) \
-        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5)) \
-        .not_valid_after(now + datetime.timedelta(days=1)) \
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    if sans:
-        builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
-    return builder.sign(issuer_key, hashes.SHA256())
-
 
 def local_ip() -> str | None:
     """A non-loopback address of this host (Endpoints may not point at loopback)."""
@@ -72,21 +55,13 @@ class WebhookServer:
         self.behaviours: dict[str, Behaviour] = {}
         self.received: dict[str, list[Review]] = {}
         self.queries: dict[str, list[str]] = {}
-        ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-        ca = _cert("webhook-test-ca", ca_key, None, ca_key, [], True)
         sans: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
                                         x509.DNSName(f"{SERVICE_NAME}.{SERVICE_NAMESPACE}.svc")]
         if self.ip:
             sans.append(x509.IPAddress(ipaddress.ip_address(self.ip)))
-        cert = _cert("webhook", key, ca.subject, ca_key, sans, False)
-        self.ca_bundle = base64.b64encode(ca.public_bytes(serialization.Encoding.PEM)).decode()
         self.dir = tempfile.mkdtemp()
-        cert_file, key_file = os.path.join(self.dir, "tls.crt"), os.path.join(self.dir, "tls.key")
-        with open(cert_file, "wb") as f:
-            f.write(cert.public_bytes(serialization.Encoding.PEM))
-        with open(key_file, "wb") as f:
-            f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                      serialization.NoEncryption()))
+        cert_file, key_file, ca_pem = serving_files(self.dir, sans)
+        self.ca_bundle = base64.b64encode(ca_pem).decode()
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_file, key_file)
         self.httpd = http.server.ThreadingHTTPServer(("0.0.0.0", 0), self._handler())

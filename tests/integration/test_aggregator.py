@@ -5,9 +5,7 @@ request-header identity, watch streaming, discovery, availability)."""
 from __future__ import annotations
 
 import base64
-import datetime
 import json
-import os
 import socket
 import ssl
 import tempfile
@@ -18,11 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
-from conftest import Server
+from conftest import Server, wait_for
+from httpsserver import serving_files
 
 AS = "/apis/apiregistration.k8s.io/v1/apiservices"
 GROUP, VERSION = "wardle.example.com", "v1alpha1"
@@ -38,14 +34,6 @@ def api_service(name: str, **spec) -> dict:
             "spec": body}
 
 
-def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
-    deadline = time.time() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.time() < deadline, "timed out waiting"
-        time.sleep(interval)
 
 
 def available(server: Server, name: str) -> dict:
@@ -167,25 +155,7 @@ def test_local_apiservice_of_unserved_group_passes_through(server):
 
 def _certificates(directory: str, dns_name: str) -> tuple[str, str, bytes]:
     """A CA and a serving certificate for `dns_name` it signed: (cert file, key file, CA PEM)."""
-    now = datetime.datetime.now(datetime.UTC)
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "wardle-ca")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
-          .not_valid_after(now + datetime.timedelta(days=1))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True).sign(ca_key, hashes.SHA256()))
-    cert = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, dns_name)]))
-            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(dns_name)]), critical=False)
-            .sign(ca_key, hashes.SHA256()))
-    cert_file, key_file = os.path.join(directory, "tls.crt"), os.path.join(directory, "tls.key")
-    with open(cert_file, "wb") as f:
-        f.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(key_file, "wb") as f:
-        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption()))
-    return cert_file, key_file, ca.public_bytes(serialization.Encoding.PEM)
+    return serving_files(directory, [x509.DNSName(dns_name)], "wardle")
 
 
 def _flunder(name: str, headers: dict | None = None) -> dict:

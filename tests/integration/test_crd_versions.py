@@ -5,24 +5,16 @@ webhook (a small HTTPS server) converting between two shapes end to end."""
 from __future__ import annotations
 
 import copy
-import time
 
 import pytest
 
+from conftest import wait_for
 from httpsserver import HTTPSJSONServer
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 MERGE = {"Content-Type": "application/merge-patch+json"}
 
 
-def wait_for(predicate, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def version(name: str, storage: bool, props: dict, **extra) -> dict:

@@ -6,10 +6,11 @@ CRD."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import yaml
+
+from conftest import wait_for
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 WIDGETS = "/apis/example.com/v1/namespaces/default/widgets"
@@ -52,14 +53,6 @@ def widget(name: str, **spec) -> dict:
             "spec": {"size": "small", **spec}}
 
 
-def wait_for(predicate, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def established(server, name: str) -> bool:

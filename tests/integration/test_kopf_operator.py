@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
+
+from conftest import wait_for
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 EXAMPLES = "/apis/kopf.dev/v1/namespaces/default/kopfexamples"
@@ -46,14 +47,6 @@ def crd() -> dict:
                                                   "x-kubernetes-preserve-unknown-fields": True}}}}}]}}
 
 
-def wait_for(predicate, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture
