@@ -4,10 +4,10 @@ selectors and match conditions ValidatingAdmissionPolicies share with them
 
 from __future__ import annotations
 
-import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from ...admission.webhook.validation import validate_webhook_service, validate_webhook_url
 from ...apimachinery import field, validation
 from ...apimachinery.field import ErrorList, Path
 from .defaults import as_dict, as_list, dicts
@@ -22,7 +22,6 @@ OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
 REINVOCATION_POLICIES = ("IfNeeded", "Never")
 SCOPES = ("*", "Cluster", "Namespaced")
 MAX_MATCH_CONDITIONS = 64
-URL_FORM = "; desired format: https://host[/path]"
 # What a match condition may read (a policy's also reads params when it has a paramKind).
 MATCH_CONDITION_VARIABLES = ("object", "oldObject", "request", "authorizer")
 
@@ -123,59 +122,6 @@ def validate_review_versions(versions: list[Any], require_recognized: bool, path
         errs += [field.invalid(path.index(i), version, m) for m in validation.is_dns1035_label(version)]
     if require_recognized and not seen.intersection(ACCEPTED_REVIEW_VERSIONS):
         errs.append(field.invalid(path, versions, f"must include at least one of {accepted}"))
-    return errs
-
-
-def validate_webhook_url(path: Path, url: str, force_https: bool) -> ErrorList:
-    """webhook.ValidateWebhookURL."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 - a bad port fails parsing, as in Go
-    except ValueError as err:
-        return [field.required(path, f'url must be a valid URL: parse "{url}": {err}{URL_FORM}')]
-    errs: ErrorList = []
-    if force_https and parts.scheme.lower() != "https":
-        errs.append(field.invalid(path, parts.scheme.lower(), "'https' is the only allowed URL scheme" + URL_FORM))
-    host = parts.netloc.rpartition("@")[2]
-    if not host:
-        errs.append(field.invalid(path, host, "host must be specified" + URL_FORM))
-    if "@" in parts.netloc:
-        errs.append(field.invalid(path, parts.netloc.rpartition("@")[0], "user information is not permitted in the URL"))
-    if parts.fragment:
-        errs.append(field.invalid(path, parts.fragment, "fragments are not permitted in the URL"))
-    if parts.query:
-        errs.append(field.invalid(path, parts.query, "query parameters are not permitted in the URL"))
-    return errs
-
-
-def _validate_service_path(path: Path, url_path: str) -> ErrorList:
-    if url_path in ("", "/"):
-        return []
-    if url_path == "//":
-        return [field.invalid(path, url_path, "segment[0] may not be empty")]
-    errs: ErrorList = []
-    if not url_path.startswith("/"):
-        errs.append(field.invalid(path, url_path, "must start with a '/'"))
-    for i, step in enumerate(url_path[1:].removesuffix("/").split("/")):
-        if not step:
-            errs.append(field.invalid(path, url_path, f"segment[{i}] may not be empty"))
-            continue
-        errs += [field.invalid(path, url_path, f"segment[{i}]: {m}") for m in validation.is_dns1123_subdomain(step)]
-    return errs
-
-
-def validate_webhook_service(path: Path, service: Object) -> ErrorList:
-    """webhook.ValidateWebhookService."""
-    errs: ErrorList = []
-    if not service.get("name"):
-        errs.append(field.required(path.child("name"), ""))
-    if not service.get("namespace"):
-        errs.append(field.required(path.child("namespace"), ""))
-    port = service.get("port", 0)
-    if msgs := validation.is_valid_port_num(port):
-        errs.append(field.invalid(path.child("port"), port, "port is not valid: " + ", ".join(msgs)))
-    if service.get("path") is not None:
-        errs += _validate_service_path(path.child("path"), service["path"])
     return errs
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...admission.webhook import validation as webhook
 from ...apimachinery import field
 from ...apimachinery.field import ErrorList, Path
 from ...apimachinery.validation import is_dns1035_label
-from . import webhook
 from .options import Options
 
 Object = dict[str, Any]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...admission.webhook.validation import parse_url
 from ...apimachinery import field
 from ...apimachinery.field import ErrorList, Path
 from .names import validate_names
-from .webhook import parse_url
 
 Object = dict[str, Any]
 API_APPROVED_ANNOTATION = "api-approved.kubernetes.io"

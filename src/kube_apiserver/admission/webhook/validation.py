@@ -1,5 +1,6 @@
-"""Conversion webhook client config checks (k8s.io/apiserver/pkg/util/webhook: ValidateWebhookURL,
-ValidateWebhookService, ValidateCABundle), with Go net/url's parse errors where users meet them."""
+"""Webhook client config checks shared by admission webhooks and CRD conversion webhooks
+(k8s.io/apiserver/pkg/util/webhook: ValidateWebhookURL, ValidateWebhookService, ValidateCABundle), with
+Go net/url's parse errors where users meet them."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ from urllib.parse import unquote
 
 from cryptography import x509
 
-from ...api.certificates import pem
-from ...apimachinery import field
+from ...apimachinery import field, pem
 from ...apimachinery.field import ErrorList, Path
 from ...apimachinery.validation import is_dns1123_subdomain, is_valid_port_num
 
