@@ -1,6 +1,6 @@
 """Micro-benchmark of the CEL layer: compiling and evaluating typical CRD validation rules.
 
-    python3 bench/cel.py
+    python3 bench/cel_rules.py
 
 Prints microseconds per operation. The interpreter converts every Python value it is given, so the
 size of the object bound to `self` dominates a single evaluation; an Activation shares one
@@ -8,17 +8,11 @@ conversion between all the rules evaluated against the same object."""
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-# this file is named cel.py: its directory must not shadow the interpreter package `cel`
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-from kube_apiserver import cel  # noqa: E402 - after the path setup
+from kube_apiserver import cel
 
 SCHEMA = {
     "type": "object",
