@@ -32,8 +32,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import cel as _cel
-
 from kube_apiserver.cel import checks, fields, library
 from kube_apiserver.cel.activation import escape, to_cel
 from kube_apiserver.cel.cost import (
@@ -45,6 +43,7 @@ from kube_apiserver.cel.cost import (
     schema_sizes,
 )
 from kube_apiserver.cel.errors import CompileError, EvaluationError, parse_message, runtime_message
+from kube_apiserver.cel.interpreter import interpreter
 from kube_apiserver.cel.lexer import tokenize
 from kube_apiserver.cel.values import Opaque, from_cel
 
@@ -70,7 +69,7 @@ class Activation:
 
     def __init__(self, variables: Mapping[str, Any]):
         self.variables = dict(variables)
-        self.context = _cel.Context(variables=self.variables, functions=library.FUNCTIONS)
+        self.context = interpreter().Context(variables=self.variables, functions=library.FUNCTIONS)
 
 
 class Program:
@@ -112,7 +111,7 @@ def _compile(expression: str, declared: frozenset[str] | None) -> Program:
     tokens = tokenize(expression)
     source = checks.rewrite_optionals(expression, tokens) or expression
     try:
-        program = _cel.compile(source)
+        program = interpreter().compile(source)
     except Exception as err:  # ValueError for syntax errors; guard against anything else too
         raise CompileError(parse_message(source, str(err))) from None
     analysis = checks.analyze(tokens, declared)

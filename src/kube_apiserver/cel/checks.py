@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-import cel as _cel
-
 from kube_apiserver.cel.errors import issue
+from kube_apiserver.cel.interpreter import interpreter
 from kube_apiserver.cel.lexer import IDENT, NUMBER, PUNCT, STRING, Token, matching
 from kube_apiserver.cel.library import FUNCTIONS, KNOWN, NAMESPACES, optional
 
@@ -106,7 +105,7 @@ def literal_issues(tokens: list[Token]) -> list[tuple[int, str]]:
                 or tokens[i + 2].kind != STRING or _text(tokens, i + 3) != ")"):
             continue
         try:
-            _cel.compile(probe.format(tokens[i + 2].text)).execute()
+            interpreter().compile(probe.format(tokens[i + 2].text)).execute()
         except Exception:  # any failure of the literal is the issue cel-go reports
             found.append((tokens[i + 2].pos, f"invalid {token.text} argument"))
     return found

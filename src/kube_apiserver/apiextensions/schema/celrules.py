@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cel import OptionalValue
-
 from ... import cel
 from ...apimachinery import field
 from ...apimachinery.field import ErrorList, FieldError, Path, go_quote
+from ...cel.interpreter import interpreter
 from .celcompile import CompiledRule, cel_schema, compile_node
 from .celcost import RuntimeCost
 from .correlation import Correlation, Ratchet, correlated_item_finder
@@ -202,11 +201,11 @@ class RuleNode:
         schema, root = self.cel_schema, self.is_resource_root
         self_value = cel.to_cel(obj, schema, root=root)
         activation = {"self": self_value}
-        optional = {"self": self_value, "oldSelf": OptionalValue.none()}
+        optional = {"self": self_value, "oldSelf": interpreter().OptionalValue.none()}
         if old is not None and self.uses_old_self:
             old_value = cel.to_cel(old, schema, root=root)
             activation["oldSelf"] = old_value
-            optional["oldSelf"] = OptionalValue.of(old_value)
+            optional["oldSelf"] = interpreter().OptionalValue.of(old_value)
         return activation, optional
 
     def _expressions(self, path: Path | None, obj: Any, old: Any, ratchet: Ratchet, run: _Run) -> ErrorList:

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import cel as _cel
-
 from kube_apiserver.apimachinery import validation
 from kube_apiserver.cel.errors import NoSuchOverload
+from kube_apiserver.cel.interpreter import interpreter
 from kube_apiserver.cel.library.urls import URLError, parse
 from kube_apiserver.cel.values import FORMAT, tag, untag
 
@@ -75,8 +74,8 @@ def named(name: Any) -> Any:
     if type(name) is not str:
         raise NoSuchOverload()
     if name not in VALIDATORS:
-        return _cel.OptionalValue.none()
-    return _cel.OptionalValue.of(tag(FORMAT, name))
+        return interpreter().OptionalValue.none()
+    return interpreter().OptionalValue.of(tag(FORMAT, name))
 
 
 def validate(fmt: Any, text: Any) -> Any:
@@ -84,7 +83,7 @@ def validate(fmt: Any, text: Any) -> Any:
     if type(text) is not str:
         raise NoSuchOverload()
     errors = VALIDATORS[name](text)
-    return _cel.OptionalValue.of(errors) if errors else _cel.OptionalValue.none()
+    return interpreter().OptionalValue.of(errors) if errors else interpreter().OptionalValue.none()
 
 
 def _constant(name: str) -> Callable[[], dict[str, str]]:

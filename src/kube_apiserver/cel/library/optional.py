@@ -8,18 +8,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import cel as _cel
-
 from kube_apiserver.cel.errors import LibraryError, NoSuchOverload
+from kube_apiserver.cel.interpreter import interpreter
 
 SELECT = "_optSelect"
 INDEX = "_optIndex"
-_NONE = _cel.OptionalValue.none
+
+
+def _NONE() -> Any:  # noqa: N802 - reads as the constant it stands for
+    return interpreter().OptionalValue.none()
 
 
 def _receiver(value: Any) -> tuple[bool, Any]:
     """(present, value): an optional receiver chains, a plain one is present."""
-    if isinstance(value, _cel.OptionalValue):
+    if isinstance(value, interpreter().OptionalValue):
         return value.has_value(), value.value() if value.has_value() else None
     return True, value
 
@@ -30,7 +32,7 @@ def opt_select(value: Any, field: Any) -> Any:
         return _NONE()
     if type(target) is not dict:
         raise NoSuchOverload()
-    return _cel.OptionalValue.of(target[field]) if field in target else _NONE()
+    return interpreter().OptionalValue.of(target[field]) if field in target else _NONE()
 
 
 def opt_index(value: Any, key: Any) -> Any:
@@ -42,9 +44,9 @@ def opt_index(value: Any, key: Any) -> Any:
             key = int(key)
         if type(key) is not int:
             raise NoSuchOverload()
-        return _cel.OptionalValue.of(target[key]) if 0 <= key < len(target) else _NONE()
+        return interpreter().OptionalValue.of(target[key]) if 0 <= key < len(target) else _NONE()
     if type(target) is dict:
-        return _cel.OptionalValue.of(target[key]) if key in target else _NONE()
+        return interpreter().OptionalValue.of(target[key]) if key in target else _NONE()
     raise NoSuchOverload()
 
 
