@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kube_apiserver.cel.errors import NoSuchOverload
+from kube_apiserver.cel.library import authz, lists, net, optional, quantity, regex, semver, strings, urls
 from kube_apiserver.cel.library import format as format_lib
-from kube_apiserver.cel.library import lists, net, optional, quantity, regex, semver, strings, urls
 
 Function = Callable[..., Any]
 
@@ -52,7 +52,7 @@ def _merge(libraries: Iterable[dict[str, Function]]) -> dict[str, Function]:
 
 FUNCTIONS: dict[str, Function] = _merge([
     strings.FUNCTIONS, lists.FUNCTIONS, regex.FUNCTIONS, urls.FUNCTIONS, quantity.FUNCTIONS,
-    net.FUNCTIONS, semver.FUNCTIONS, format_lib.FUNCTIONS, optional.FUNCTIONS,
+    net.FUNCTIONS, semver.FUNCTIONS, format_lib.FUNCTIONS, optional.FUNCTIONS, authz.FUNCTIONS,
 ])
 
 # Namespaces of qualified function names ("sets.contains"): not variables when followed by a call.
