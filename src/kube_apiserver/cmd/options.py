@@ -101,7 +101,7 @@ class ServerRunOptions:
             "controllers",
             "Embedded kube-controller-manager controllers to run (not a kube-apiserver flag). '*' enables all "
             "on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller "
-            "named 'foo'. All controllers: garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, serviceaccount. Disabled-by-default "
+            "named 'foo'. All controllers: clusterrole-aggregation, garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, serviceaccount. Disabled-by-default "
             "controllers: none.",
         )
         fs.bool_var(

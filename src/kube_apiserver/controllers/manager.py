@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from ..api.core.resourcequota.evaluators import new_evaluators
+from .clusterroleaggregation import ClusterRoleAggregationController
 from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .namespace import NamespaceController
@@ -16,8 +17,9 @@ from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
 DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection",
-                       "pv-protection")
+                       "pv-protection", "clusterrole-aggregation")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
+RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
 def enabled(names: list[str], controller: str) -> bool:
@@ -76,9 +78,16 @@ class ControllerManager:
             self.running.append(PVCProtectionController(claims, pods))
         if enabled(self.names, "pv-protection") and volumes is not None:
             self.running.append(PVProtectionController(volumes))
+        self._add_clusterrole_aggregation(resources)
         for controller in self.running:
             await controller.start()
             log.info("Started %s controller", controller.name)
+
+    def _add_clusterrole_aggregation(self, resources: list[Resource]) -> None:
+        roles = next((r for r in resources if r.group == RBAC_GROUP and r.resource == "clusterroles"), None)
+        if enabled(self.names, "clusterrole-aggregation") and roles is not None:
+            route = self.group_versions[(RBAC_GROUP, "v1")]["clusterroles"]
+            self.running.append(ClusterRoleAggregationController(roles, route.scope.field_manager))
 
     async def stop(self) -> None:
         for controller in self.running:

@@ -1,47 +1,32 @@
 """RBAC for the control plane: the rule source the authorizer reads (the rbac group's storage, served
-from the watch cache) and the bootstrap roles the post-start hook `rbac/bootstrap-roles` keeps."""
+from the watch cache) and the rbac/bootstrap-roles post-start hook (k8s pkg/registry/rbac/rest
+storage_rbac.go EnsureRBACPolicy), which creates the bootstrap policy and reconciles what exists."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..apimachinery import errors
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
+from ..registry.rest import UpdatedObjectInfo
+from . import bootstrappolicy as policy
+from .rbacreconcile import CREATE, NONE, RECREATE, UPDATE, Result, reconcile_binding, reconcile_role
 
 log = logging.getLogger("kube_apiserver.controlplane")
 Object = dict[str, Any]
 GROUP = "rbac.authorization.k8s.io"
 SYSTEM = Context(user=UserInfo("system:apiserver", groups=("system:masters",)))
-BOOTSTRAP_META = {"annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"},
-                  "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"}}
-READ = ["get"]
-CLUSTER_ROLES = {
-    "cluster-admin": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
-                      {"nonResourceURLs": ["*"], "verbs": ["*"]}],
-    "system:discovery": [{"nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
-                                              "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
-                          "verbs": READ}],
-    "system:basic-user": [{"apiGroups": ["authorization.k8s.io"], "verbs": ["create"],
-                           "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]},
-                          {"apiGroups": ["authentication.k8s.io"], "verbs": ["create"],
-                           "resources": ["selfsubjectreviews"]}],
-    "system:public-info-viewer": [{"nonResourceURLs": ["/healthz", "/livez", "/readyz", "/version", "/version/"],
-                                   "verbs": READ}],
-    "system:service-account-issuer-discovery": [{"nonResourceURLs": [
-        "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks",
-        "/openid/v1/jwks/"], "verbs": READ}],
-}
-CLUSTER_ROLE_BINDINGS = {
-    "cluster-admin": ("cluster-admin", ["system:masters"]),
-    "system:discovery": ("system:discovery", ["system:authenticated"]),
-    "system:basic-user": ("system:basic-user", ["system:authenticated"]),
-    "system:public-info-viewer": ("system:public-info-viewer", ["system:authenticated", "system:unauthenticated"]),
-    # Service accounts read their issuer's discovery documents; nobody else by default.
-    "system:service-account-issuer-discovery": ("system:service-account-issuer-discovery",
-                                                ["system:serviceaccounts"]),
-}
+ATTEMPTS = 3
+FIELD_MANAGER = "kube-apiserver"
+# EnsureRBACPolicy polls every second for 30 seconds before the hook fails
+RETRY_SECONDS, RETRY_TIMEOUT = 1.0, 30.0
+KINDS = {"clusterroles": "clusterrole", "clusterrolebindings": "clusterrolebinding", "roles": "role",
+         "rolebindings": "rolebinding"}
 
 
 class RegistryRuleSource:
@@ -49,10 +34,15 @@ class RegistryRuleSource:
 
     def __init__(self) -> None:
         self.stores: dict[str, Any] = {}
+        self.field_managers: dict[str, Any] = {}
+        self.namespaces: Any = None
 
     def bind(self, group_versions: dict[tuple[str, str], dict[str, Any]]) -> None:
         routes = group_versions.get((GROUP, "v1"), {})
         self.stores = {name: route.scope.storage for name, route in routes.items() if "/" not in name}
+        self.field_managers = {name: route.scope.field_manager for name, route in routes.items() if "/" not in name}
+        core = group_versions.get(("", "v1"), {})
+        self.namespaces = core["namespaces"].scope.storage if "namespaces" in core else None
 
     async def _list(self, resource: str, namespace: str = "") -> list[Object]:
         store = self.stores.get(resource)
@@ -82,28 +72,166 @@ class RegistryRuleSource:
         return await self._get("roles", name, namespace)
 
 
-def bootstrap_objects() -> list[tuple[str, Object]]:
-    objects: list[tuple[str, Object]] = []
-    for name, rules in CLUSTER_ROLES.items():
-        objects.append(("clusterroles", {"apiVersion": f"{GROUP}/v1", "kind": "ClusterRole",
-                                         "metadata": {"name": name, **BOOTSTRAP_META}, "rules": rules}))
-    for name, (role, groups) in CLUSTER_ROLE_BINDINGS.items():
-        objects.append(("clusterrolebindings", {
-            "apiVersion": f"{GROUP}/v1", "kind": "ClusterRoleBinding", "metadata": {"name": name, **BOOTSTRAP_META},
-            "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": role},
-            "subjects": [{"apiGroup": GROUP, "kind": "Group", "name": g} for g in groups]}))
-    return objects
+def _ctx(obj: Object) -> Context:
+    return Context(obj["metadata"].get("namespace", ""), SYSTEM.user)
 
 
-async def bootstrap_roles(source: RegistryRuleSource) -> None:
-    """Creates the bootstrap cluster roles and bindings that are missing (post-start hook)."""
-    for resource, obj in bootstrap_objects():
-        store = source.stores.get(resource)
-        if store is None:
+def _describe(resource: str, obj: Object) -> str:
+    meta = obj["metadata"]
+    where = f" in {meta['namespace']}" if meta.get("namespace") else ""
+    return f"{KINDS[resource]}.{GROUP}/{meta['name']}{where}"
+
+
+class PolicyEnsurer:
+    """EnsureRBACPolicy over the registry, as the API server's own privileged identity."""
+
+    def __init__(self, source: RegistryRuleSource):
+        self.source = source
+        self._namespaces: set[str] = set()
+
+    async def run(self) -> None:
+        await self._prime_aggregated_cluster_roles()
+        await self._prime_split_cluster_role_bindings()
+        phases: list[tuple[str, list[Object]]] = [
+            ("clusterroles", policy.cluster_roles() + policy.controller_roles()),
+            ("clusterrolebindings", policy.cluster_role_bindings() + policy.controller_role_bindings()),
+            ("roles", policy.namespace_roles()),
+            ("rolebindings", policy.namespace_role_bindings()),
+        ]
+        for resource, objects in phases:
+            # independent objects: reconciled together, so one commit carries many of them
+            await asyncio.gather(*(self._reconcile(resource, obj) for obj in objects))
+
+    async def _reconcile(self, resource: str, expected: Object, attempt: int = 1) -> None:
+        """ReconcileRoleOptions/ReconcileRoleBindingOptions.Run with Confirm and nothing removed."""
+        if attempt > ATTEMPTS:
+            raise errors.internal_error(RuntimeError("exceeded maximum attempts"))
+        store = self.source.stores[resource]
+        try:
+            existing = await store.get(_ctx(expected), expected["metadata"]["name"])
+        except errors.StatusError as err:
+            if err.code != 404:
+                raise
+            existing = None
+        compute = reconcile_binding if resource.endswith("bindings") else reconcile_role
+        result = Result(copy.deepcopy(expected), CREATE) if existing is None else compute(existing, expected)
+        if result.protected:
+            if result.operation != NONE:
+                log.warning("skipped reconcile-protected %s with missing permissions: %s",
+                            _describe(resource, expected), result.missing)
             return
         try:
-            await store.create(SYSTEM, obj)
-            log.info("created %s %s", obj["kind"], obj["metadata"]["name"])
+            await self._write(resource, store, result)
+        except errors.StatusError as err:
+            # created or deleted since it was read: look again
+            if err.code not in (404, 409):
+                raise
+            await self._reconcile(resource, expected, attempt + 1)
+
+    async def _write(self, resource: str, store: Any, result: Result) -> None:
+        obj, name = result.obj, result.obj["metadata"]["name"]
+        if result.operation in (CREATE, RECREATE) and obj["metadata"].get("namespace"):
+            await self._ensure_namespace(obj["metadata"]["namespace"])
+        manager = self.source.field_managers.get(resource)
+        if result.operation == CREATE:
+            await store.create(_ctx(obj), _track(manager, None, obj))
+            log.info("created %s", _describe(resource, obj))
+        elif result.operation == UPDATE:
+            await store.update(_ctx(obj), name, UpdatedObjectInfo(name, _replace(manager, obj)))
+            log.info("updated %s with additional permissions: %s", _describe(resource, obj), result.missing)
+        elif result.operation == RECREATE:
+            await store.delete(_ctx(obj), name)
+            await store.create(_ctx(obj), _track(manager, None, obj))
+            log.info("recreated %s", _describe(resource, obj))
+
+    async def _ensure_namespace(self, namespace: str) -> None:
+        """tryEnsureNamespace: kube-system and kube-public may not exist yet."""
+        store = self.source.namespaces
+        if namespace in self._namespaces or store is None:
+            return
+        try:
+            await store.create(SYSTEM, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
         except errors.StatusError as err:
             if err.code != 409:
                 raise
+        self._namespaces.add(namespace)
+
+    async def _prime_aggregated_cluster_roles(self) -> None:
+        """primeAggregatedClusterRoles: the custom rules of a pre-aggregation admin/edit/view move to its
+        system:aggregate-to-* role, before the role itself becomes aggregated."""
+        store = self.source.stores["clusterroles"]
+        for old_name, new_name in policy.cluster_roles_to_aggregate().items():
+            if await self._exists(store, new_name):
+                continue
+            try:
+                existing = await store.get(SYSTEM, old_name)
+            except errors.StatusError as err:
+                if err.code == 404:
+                    continue
+                raise
+            if existing.get("aggregationRule") is not None:
+                return  # already migrated: no custom rules to move
+            log.info("migrating %s to %s", old_name, new_name)
+            migrated = copy.deepcopy(existing)
+            migrated["metadata"] = {k: v for k, v in existing["metadata"].items()
+                                    if k in ("labels", "annotations")} | {"name": new_name}
+            await store.create(SYSTEM, migrated)
+
+    async def _prime_split_cluster_role_bindings(self) -> None:
+        """primeSplitClusterRoleBindings: a new binding split from an existing one starts with its subjects,
+        labels and annotations."""
+        store = self.source.stores["clusterrolebindings"]
+        for old_name, template in policy.cluster_role_bindings_to_split().items():
+            new_name = template["metadata"]["name"]
+            if await self._exists(store, new_name):
+                continue
+            try:
+                existing = await store.get(SYSTEM, old_name)
+            except errors.StatusError as err:
+                if err.code == 404:
+                    continue
+                raise
+            split = copy.deepcopy(template)
+            split["subjects"] = copy.deepcopy(existing.get("subjects") or [])
+            for key in ("labels", "annotations"):
+                split["metadata"][key] = dict(existing["metadata"].get(key) or {})
+            log.info("splitting %s into %s", old_name, new_name)
+            await store.create(SYSTEM, split)
+
+    @staticmethod
+    async def _exists(store: Any, name: str) -> bool:
+        try:
+            await store.get(SYSTEM, name)
+            return True
+        except errors.StatusError as err:
+            if err.code != 404:
+                raise
+            return False
+
+
+def _track(manager: Any, live: Object | None, obj: Object) -> Object:
+    """The write recorded in managedFields as kube-apiserver's own loopback client records it."""
+    return obj if manager is None else manager.update(live, obj, FIELD_MANAGER)
+
+
+def _replace(manager: Any, obj: Object) -> Callable[[Context, Object | None], Awaitable[Object]]:
+    async def transform(_ctx: Context, live: Object | None) -> Object:
+        return _track(manager, live, copy.deepcopy(obj))
+    return transform
+
+
+async def bootstrap_roles(source: RegistryRuleSource) -> None:
+    """The rbac/bootstrap-roles post-start hook: retried every second for 30 seconds, then it fails."""
+    if "clusterroles" not in source.stores:
+        return  # the rbac group is disabled
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + RETRY_TIMEOUT
+    while True:
+        try:
+            await PolicyEnsurer(source).run()
+            return
+        except errors.StatusError as err:
+            if loop.time() >= deadline:
+                raise RuntimeError(f"unable to initialize RBAC policy: {err.message}") from err
+            log.info("unable to initialize RBAC policy, retrying: %s", err.message)
+            await asyncio.sleep(RETRY_SECONDS)
