@@ -1,23 +1,20 @@
-"""HTTPS to aggregated API servers (client-go transport as the aggregator configures it): one pooled
-aiohttp session, TLS contexts per caBundle, the request-header identity (X-Remote-*) of the user the
-request is made for, and transport errors worded as Go reports them."""
+"""HTTPS to aggregated API servers (client-go transport as the aggregator configures it): the pooled
+session, TLS contexts and Go-worded errors of endpoints/proxy/transport.py, and the request-header
+identity (X-Remote-*) of the user the request is made for."""
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Iterable
 
-import aiohttp
 from multidict import CIMultiDict
 
+from ..endpoints.proxy.transport import CONNECT_TIMEOUT, HOP_BY_HOP, Transport, go_error
 from ..registry.context import UserInfo
 
-# Hop-by-hop headers (RFC 7230 6.1) a proxy never forwards, either way.
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-                        "te", "trailer", "transfer-encoding", "upgrade"})
+__all__ = ["CONNECT_TIMEOUT", "HOP_BY_HOP", "Transport", "auth_proxy_headers", "go_error", "header_key_escape"]
+
 # RFC 7230 token characters: what an X-Remote-Extra- key may hold unescaped.
 _TOKEN = frozenset("!#$&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-CONNECT_TIMEOUT = 30.0  # net.Dialer's timeout in client-go's default transport
 
 
 def header_key_escape(key: str) -> str:
@@ -43,58 +40,3 @@ def auth_proxy_headers(headers: Iterable[tuple[str, str]], user: UserInfo) -> CI
         for value in values:
             out.add("X-Remote-Extra-" + header_key_escape(key), value)
     return out
-
-
-class Transport:
-    """The aggregator's connections: reused across requests to the same endpoint with the same TLS."""
-
-    def __init__(self) -> None:
-        self._session: aiohttp.ClientSession | None = None
-        self._contexts: dict[tuple[str, bool], ssl.SSLContext] = {}
-
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            # Bodies pass through untouched (no decompression, no headers the client did not send).
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=0, enable_cleanup_closed=True), auto_decompress=False,
-                skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"))
-        return self._session
-
-    def tls(self, ca_pem: str, insecure: bool) -> ssl.SSLContext:
-        """Trusts the caBundle (the system roots without one), or nothing is verified."""
-        key = (ca_pem, insecure)
-        context = self._contexts.get(key)
-        if context is None:
-            if insecure:
-                context = ssl.create_default_context()
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-            else:
-                context = ssl.create_default_context(cadata=ca_pem) if ca_pem else ssl.create_default_context()
-            self._contexts[key] = context
-        return context
-
-    async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-
-
-def go_error(err: BaseException, host: str, port: int) -> str:
-    """The text Go's transport gives a failed round trip."""
-    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    if isinstance(err, aiohttp.ClientConnectorCertificateError):
-        verify = getattr(err.certificate_error, "verify_message", "") or str(err.certificate_error)
-        if "mismatch" in verify:
-            return f"tls: failed to verify certificate: x509: certificate is not valid for {host}"
-        return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-    if isinstance(err, aiohttp.ClientConnectorSSLError):
-        return f"remote error: tls: {err.os_error}"
-    if isinstance(err, aiohttp.ClientConnectorError):
-        if isinstance(err.os_error, ConnectionRefusedError):
-            return f"dial tcp {address}: connect: connection refused"
-        return f"dial tcp {address}: {err.os_error.strerror or err.os_error}"
-    if isinstance(err, aiohttp.ServerDisconnectedError):
-        return "EOF"
-    if isinstance(err, TimeoutError):
-        return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
-    return str(err) or type(err).__name__

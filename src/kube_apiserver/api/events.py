@@ -77,14 +77,8 @@ class EventsREST(ConvertedREST):
         return await super().create(ctx, obj, create_validation, options)
 
 
-def _last_seen(obj: Object) -> str:
-    return core_event.last_seen({"lastTimestamp": obj.get("deprecatedLastTimestamp"),
-                                 "eventTime": (obj.get("series") or {}).get("lastObservedTime") or obj.get("eventTime"),
-                                 "metadata": obj.get("metadata")})
-
-
-TABLE = TableConvertor(core_event.COLUMNS, lambda o: [_last_seen(o), o.get("type", ""), o.get("reason", ""), core_event.object_of(o.get("regarding") or {}),
-              o.get("note", "")])
+# The same printer as core events: events.k8s.io objects are printed through their core form.
+TABLE = TableConvertor(core_event.COLUMNS, lambda o: core_event.cells(to_core(o)))
 
 protobuf.define("""
 EventsV1Event: metadata=1:ObjectMeta eventTime=2:MicroTime series=3:EventsV1EventSeries? reportingController=4:string reportingInstance=5:string action=6:string reason=7:string regarding=8:ObjectReference related=9:ObjectReference? note=10:string type=11:string deprecatedSource=12:EventSource deprecatedFirstTimestamp=13:Time deprecatedLastTimestamp=14:Time deprecatedCount=15:int32

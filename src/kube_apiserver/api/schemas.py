@@ -14,7 +14,11 @@ Schema = dict[str, Any]
 REF_PREFIX = "#/$defs/"
 # Types whose JSON Schema form differs from what kube-apiserver publishes.
 SPECIAL = {
-    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {"type": "string", "format": "int-or-string"},
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {
+        "description": "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML "
+                       "marshalling and unmarshalling, it produces or consumes the inner type.  This allows you "
+                       "to have, for example, a JSON field that can accept a name or number.",
+        "type": "string", "format": "int-or-string"},
 }
 
 

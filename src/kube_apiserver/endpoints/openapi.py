@@ -91,9 +91,11 @@ def _operation(verb: str, route: ResourceRoutes, namespaced_path: bool, schemas:
     if verb in ("create", "update"):
         op["requestBody"] = {"content": {"*/*": {"schema": ref}}, "required": True}
     if verb == "patch":
-        op["requestBody"] = {"content": {t: {"schema": {"type": "object"}} for t in (
-            "application/json-patch+json", "application/merge-patch+json",
-            "application/strategic-merge-patch+json", "application/apply-patch+yaml")}, "required": True}
+        # custom resources take no strategic merge patch; kubectl apply reads this to pick its patch
+        types = [t for t in ("application/json-patch+json", "application/merge-patch+json",
+                             "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+                 if not (route.scope.custom_resource and "strategic" in t)]
+        op["requestBody"] = {"content": {t: {"schema": {"type": "object"}} for t in types}, "required": True}
     return op
 
 
@@ -125,6 +127,15 @@ def _refs(node: Any) -> list[str]:
     return []
 
 
+def _published_v3(schema: Doc) -> Doc:
+    """kube-openapi publishes int-or-string types (IntOrString) with their OpenAPIV3OneOfTypes in v3
+    (kubectl explain then names them), as a plain string in v2."""
+    if schema.get("format") != "int-or-string" or schema.get("type") != "string":
+        return schema
+    rest = {k: v for k, v in schema.items() if k != "type"}
+    return {**rest, "oneOf": [{"type": "integer"}, {"type": "string"}]}
+
+
 def group_version_document(group: str, version: str, routes: dict[str, ResourceRoutes],
                            schemas: SchemaSource = NO_SCHEMAS) -> Doc:
     root = f"/apis/{group}/{version}" if group else f"/api/{version}"
@@ -149,7 +160,7 @@ def group_version_document(group: str, version: str, routes: dict[str, ResourceR
             if info.namespaced and "list" in route.handlers:
                 paths[f"{root}/{resource}"] = {"get": _operation("list", route, False, schemas)}
             kinds.append(_schema_name(info, schemas))
-    components = _referenced(kinds, schemas.definitions())
+    components = {name: _published_v3(schema) for name, schema in _referenced(kinds, schemas.definitions()).items()}
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.34.0"}, "paths": paths,
             "components": {"schemas": components}}
 

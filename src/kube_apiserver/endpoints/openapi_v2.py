@@ -92,6 +92,8 @@ def schema_v2(schema: Any, known: frozenset[str]) -> Doc:
                 out[key] = kind
         elif key in SCHEMA_KEYS or key.startswith("x-"):
             out[key] = value
+    if "oneOf" in schema and out.get("format") == "int-or-string":
+        out["type"] = "string"  # v3's oneOf integer/string is v2's string (kube-openapi)
     if out.get("type") == "array" and "items" not in out:
         out["items"] = {}  # kubectl's parser wants exactly one item schema
     return out

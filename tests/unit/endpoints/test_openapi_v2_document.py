@@ -147,7 +147,7 @@ def scalar(kind: str, value: Any) -> Any:
 
 def route(kind: str, verbs: tuple[str, ...], namespaced: bool = True, sub: str = "") -> ResourceRoutes:
     info = SimpleNamespace(group="", version="v1", kind=kind, namespaced=namespaced, subresource=sub)
-    return ResourceRoutes(SimpleNamespace(info=info), dict.fromkeys(verbs, None))  # type: ignore[arg-type]
+    return ResourceRoutes(SimpleNamespace(info=info, custom_resource=False), dict.fromkeys(verbs, None))  # type: ignore[arg-type]
 
 
 ALL = ("get", "list", "create", "update", "patch", "delete", "deletecollection")

@@ -41,5 +41,5 @@ def new_api_group_info(storage: StorageFactory, network: ServiceNetwork | None =
         rest.update(module.new_rest(storage))
     if tokens is not None:
         rest.update(serviceaccount.token_rest(rest, storage, tokens))
-    rest.update(service.new_rest(storage, network, rest["endpoints"]))
+    rest.update(service.new_rest(storage, network, rest["endpoints"], rest["pods"]))
     return APIGroupInfo("", {"v1": rest})

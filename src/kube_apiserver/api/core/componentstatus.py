@@ -55,7 +55,10 @@ class StatusWatcher:
 
 
 class ComponentStatusREST:
-    """get, list and watch; label and field selectors filter what is computed."""
+    """get, list and watch; label and field selectors filter what is computed. Every request gets the
+    deprecation warning (the installer adds a storage's `warnings`)."""
+
+    warnings = (DEPRECATED,)
 
     def __init__(self, store: storage.Interface):
         self.info = INFO
@@ -70,8 +73,6 @@ class ComponentStatusREST:
         return component_status(STORAGE_COMPONENT, True, "ok", "")
 
     async def _statuses(self, ctx: Context) -> list[Object]:
-        if DEPRECATED not in ctx.warnings:
-            ctx.warnings.append(DEPRECATED)
         return [await self._storage_status()]
 
     async def get(self, ctx: Context, name_: str, options: dict[str, Any] | None = None) -> Object:

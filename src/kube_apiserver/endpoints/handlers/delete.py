@@ -39,10 +39,28 @@ async def _delete_options(req: Request, dry_run: bool) -> DeleteOptions:
     return opts
 
 
-def _validation(scope: RequestScope, req: Request):
+def options_object(opts: DeleteOptions) -> Object:
+    """The DeleteOptions admission sees (meta.k8s.io/v1, empty fields left out), as they are when it runs."""
+    out: Object = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    if opts.grace_period_seconds is not None:
+        out["gracePeriodSeconds"] = opts.grace_period_seconds
+    preconditions = {k: v for k, v in (("uid", opts.preconditions_uid),
+                                       ("resourceVersion", opts.preconditions_resource_version)) if v is not None}
+    if preconditions:
+        out["preconditions"] = preconditions
+    if opts.orphan_dependents is not None:
+        out["orphanDependents"] = opts.orphan_dependents
+    if opts.propagation_policy is not None:
+        out["propagationPolicy"] = opts.propagation_policy
+    if opts.dry_run:
+        out["dryRun"] = ["All"]
+    return out
+
+
+def _validation(scope: RequestScope, req: Request, options: DeleteOptions):
     async def validate(ctx: Context, obj: Object) -> None:
         name = obj["metadata"].get("name", "")
-        await scope.admission.validate(scope.attributes(req, DELETE, None, obj, name, ctx))
+        await scope.admission.validate(scope.attributes(req, DELETE, None, obj, name, ctx, options_object(options)))
     return validate
 
 
@@ -50,7 +68,7 @@ async def delete(scope: RequestScope, req: Request) -> Response:
     dry_run = write_options(req, "DeleteOptions")
     options = await _delete_options(req, dry_run)
     ctx = scope.context(req, options.dry_run)
-    out, _gone = await scope.storage.delete(ctx, req.info.name, _validation(scope, req), options)
+    out, _gone = await scope.storage.delete(ctx, req.info.name, _validation(scope, req, options), options)
     return write_object(req, scope, 200, out)
 
 
@@ -58,5 +76,5 @@ async def delete_collection(scope: RequestScope, req: Request) -> Response:
     dry_run = write_options(req, "DeleteOptions")
     options = await _delete_options(req, dry_run)
     ctx = scope.context(req, options.dry_run)
-    out = await scope.storage.delete_collection(ctx, _validation(scope, req), options, list_query(req))
+    out = await scope.storage.delete_collection(ctx, _validation(scope, req, options), options, list_query(req))
     return write_object(req, scope, 200, out)

@@ -40,13 +40,39 @@ def write_object(req: Request, scope: RequestScope, status: int, obj: Object) ->
         raise errors.not_acceptable(negotiation.ACCEPTED)
     body = negotiation.encode(transform(obj, media, scope, req), media)
     content_type = media.content_type if media.convert else media.media
-    return Response(status, body, content_type, _warning_headers(req))
+    return Response(status, body, content_type, warning_headers(req))
 
 
-def _warning_headers(req: Request) -> list[tuple[str, str]]:
+TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
+TRUNCATE_ITEM_RUNES = 256
+
+
+def _warning_header(text: str) -> tuple[str, str]:
     """Warning: 299 - "text", quoted as k8s.io/apimachinery/pkg/util/net.NewWarningHeader quotes it."""
-    return [("warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
-            for w in req.values.get("warnings", ())]
+    return "warning", '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def warning_headers(req: Request) -> list[tuple[str, str]]:
+    """The request's warnings as the warning recorder (filters.WithWarningRecorder) writes them: each text
+    once, in order. Once they pass 4096 characters in all, those so far are cut to 256 characters each, and
+    of the rest (cut too) only those that come while fewer than 4096 are written."""
+    texts = list(dict.fromkeys(w for w in req.values.get("warnings", ()) if w))
+    total, overflow = 0, None
+    for index, text in enumerate(texts):
+        total += len(text)
+        if total > TRUNCATE_AT_TOTAL_RUNES:
+            overflow = index
+            break
+    if overflow is None:
+        return [_warning_header(t) for t in texts]
+    headers, written = [], 0
+    for index, text in enumerate(texts):
+        if index > overflow and written >= TRUNCATE_AT_TOTAL_RUNES:
+            break
+        text = text[:TRUNCATE_ITEM_RUNES]
+        written += len(text)
+        headers.append(_warning_header(text))
+    return headers
 
 
 def write_status_error(req: Request, err: errors.StatusError) -> Response:
@@ -59,7 +85,8 @@ def write_status_error(req: Request, err: errors.StatusError) -> Response:
     except errors.StatusError:
         media = negotiation.DEFAULT
     encoded = serializer.encode_yaml(body) if media.media == negotiation.YAML else serializer.encode_json(body)
-    headers = []
+    # Warnings gathered before the failure (admission, deprecation) are sent with it, as Kubernetes does.
+    headers = warning_headers(req)
     retry = (err.details or {}).get("retryAfterSeconds")
     if retry:
         headers.append(("retry-after", str(retry)))

@@ -60,10 +60,32 @@ class RequestScope:
                        warnings=req.values.setdefault("warnings", []))
 
     def attributes(self, req: Request, operation: str, obj: Any, old: Any, name: str, ctx: Context,
-                   ) -> Attributes:
+                   options: dict[str, Any] | None = None) -> Attributes:
+        """The admission attributes of a write, with its options object: CreateOptions or UpdateOptions
+        from the query unless `options` (DeleteOptions) is given."""
+        if options is None and operation in OPTIONS_KINDS:
+            options = operation_options(req, OPTIONS_KINDS[operation])
         return Attributes(operation, self.info.group, self.info.version, self.info.kind, self.info.resource,
                           self.info.subresource, ctx.namespace, name, obj, old, ctx.user, ctx.dry_run,
-                          warnings=ctx.warnings)
+                          options=options or {}, warnings=ctx.warnings)
+
+
+OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions"}
+
+
+def operation_options(req: Request, kind: str) -> dict[str, Any]:
+    """CreateOptions or UpdateOptions as the handlers decode them from the query, typed meta.k8s.io/v1, empty
+    fields left out. A patch's PatchOptions reach admission as these too (patchToUpdateOptions and
+    patchToCreateOptions: force is dropped), as do a PUT that creates (updateToCreateOptions)."""
+    options: dict[str, Any] = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+    dry_run = req.query.get("dryRun")
+    if dry_run:
+        options["dryRun"] = list(dry_run)
+    if req.param("fieldManager"):
+        options["fieldManager"] = req.param("fieldManager")
+    if req.param("fieldValidation"):
+        options["fieldValidation"] = req.param("fieldValidation")
+    return options
 
 
 DRY_RUN_VALUES = ("All",)

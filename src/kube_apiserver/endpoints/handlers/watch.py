@@ -16,7 +16,7 @@ from ...apimachinery import errors
 from ...storage.interface import BOOKMARK, ERROR, ExpiredError, StorageError, WatchEvent
 from ..http import Request, Response, StreamingResponse
 from .get import list_query
-from .responses import media_for, transform
+from .responses import media_for, transform, warning_headers
 from .scope import RequestScope
 
 BOOKMARK_INTERVAL = 60.0  # as the watch cache sends them: about once a minute
@@ -30,7 +30,7 @@ async def watch(scope: RequestScope, req: Request) -> Response:
     timeout = float(query.timeout_seconds or scope.min_request_timeout * (1 + random.random()))
     content_type = media.content_type if media.convert else "application/json"
     return StreamingResponse(200, _events(scope, req, watcher, media, timeout, query.allow_watch_bookmarks),
-                             content_type)
+                             content_type, warning_headers(req))
 
 
 def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) -> bytes:

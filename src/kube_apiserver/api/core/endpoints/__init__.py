@@ -7,8 +7,7 @@ from typing import Any
 
 from ....apimachinery import field
 from ....registry.context import Context
-from ....registry.options import DeleteOptions, ListQuery
-from ....registry.rest import ResourceInfo, TableColumn, UpdatedObjectInfo
+from ....registry.rest import ResourceInfo, TableColumn
 from ....registry.store import Store
 from ....registry.strategy import Strategy
 from ....registry.table import AGE, NAME, TableConvertor, age, name
@@ -46,38 +45,11 @@ class EndpointsStrategy(Strategy):
             obj["subsets"] = repack(obj["subsets"])
 
 
-def _warn(ctx: Context) -> None:
-    if DEPRECATED not in ctx.warnings:
-        ctx.warnings.append(DEPRECATED)
-
-
 class EndpointsStore(Store):
-    """Every verb answers with the deprecation warning."""
+    """Every request gets the deprecation warning, before anything else happens (the installer adds a
+    storage's `warnings` to the request, as kube-apiserver's AddWarningsHandler does)."""
 
-    async def get(self, ctx: Context, name_: str, options: dict[str, Any] | None = None) -> Object:
-        _warn(ctx)
-        return await super().get(ctx, name_, options)
-
-    async def list(self, ctx: Context, query: ListQuery) -> Object:
-        _warn(ctx)
-        return await super().list(ctx, query)
-
-    async def create(self, ctx: Context, obj: Object, create_validation: Any = None,
-                     options: dict[str, Any] | None = None) -> Object:
-        _warn(ctx)
-        return await super().create(ctx, obj, create_validation, options)
-
-    async def update(self, ctx: Context, name_: str, obj_info: UpdatedObjectInfo, create_validation: Any = None,
-                     update_validation: Any = None, force_allow_create: bool = False,
-                     options: dict[str, Any] | None = None) -> tuple[Object, bool]:
-        _warn(ctx)
-        return await super().update(ctx, name_, obj_info, create_validation, update_validation,
-                                    force_allow_create, options)
-
-    async def delete(self, ctx: Context, name_: str, delete_validation: Any = None,
-                     options: DeleteOptions | None = None) -> tuple[Object, bool]:
-        _warn(ctx)
-        return await super().delete(ctx, name_, delete_validation, options)
+    warnings = (DEPRECATED,)
 
 
 def format_endpoints(obj: Object) -> str:

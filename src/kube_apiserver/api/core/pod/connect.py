@@ -1,15 +1,24 @@
-"""The subresources a kubelet serves: pods/log, exec, attach, portforward and proxy. This server has no
-kubelets (DESIGN.md non-goals): they answer as kube-apiserver does when it cannot reach one. An
-unscheduled pod has no host (400; its log is empty, as LogLocation gives no location); a scheduled
-pod's node is looked up as GetConnectionInfo does (404 for an unknown node), then its kubelet cannot be
-reached (kubelet.py)."""
+"""The subresources a kubelet serves: pods/log, exec, attach and portforward, and pods/proxy, which goes to
+the pod's IP directly. This server has no kubelets (DESIGN.md non-goals): they answer as kube-apiserver
+does when it cannot reach one. An unscheduled pod has no host (400; its log is empty, as LogLocation gives
+no location); a scheduled pod's node is looked up as GetConnectionInfo does (404 for an unknown node),
+then its kubelet cannot be reached (kubelet.py). pods/proxy is proxied as kube-apiserver proxies it
+(endpoints/proxy)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ....apimachinery import errors
+from ....apimachinery.field import go_quote
 from ....endpoints.http import Response
+from ....endpoints.proxy.handler import proxy_request
+from ....endpoints.proxy.location import (
+    Location,
+    is_global_unicast,
+    join_preserving_trailing_slash,
+    split_scheme_name_port,
+)
 from ....registry.context import Context
 from ....registry.rest import ResourceInfo
 from ....registry.store import Store
@@ -17,6 +26,9 @@ from ..kubelet import unreachable
 
 Object = dict[str, Any]
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+PROXY_METHODS = ("GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS")
+# ConnectMethods of exec, attach and portforward (websockets and SPDY upgrades start as GET or POST).
+STREAM_METHODS = ("GET", "POST")
 
 
 def _container_names(pod: Object) -> list[str]:
@@ -63,22 +75,45 @@ class LogREST:
         raise await no_kubelet(self.nodes, ctx, pod)
 
 
+async def pod_location(pods: Store, ctx: Context, id_: str) -> Location:
+    """pod.ResourceLocation: "name", "name:port" or "scheme:name:port" at the pod's first IP; without a
+    port, the first container's first declared port (none: the scheme's)."""
+    parsed = split_scheme_name_port(id_)
+    if parsed is None:
+        raise errors.bad_request(f"invalid pod request {go_quote(id_)}")
+    scheme, name, port = parsed
+    pod = await pods.get(ctx, name)
+    if not port:
+        declared = next((c["ports"] for c in (pod.get("spec") or {}).get("containers") or [] if c.get("ports")), [])
+        port = str(declared[0].get("containerPort", 0)) if declared else ""
+    ips = (pod.get("status") or {}).get("podIPs") or []
+    pod_ip = (ips[0].get("ip") or "") if ips else ""
+    if not is_global_unicast(pod_ip):  # loopback, link-local, multicast and unset addresses are refused
+        raise errors.bad_request("address not allowed")
+    return Location(scheme, pod_ip, port)
+
+
 class ConnectREST:
-    """exec, attach, portforward, proxy: connect verbs that would be proxied to the pod's kubelet."""
+    """exec, attach, portforward: connect verbs that would be proxied to the pod's kubelet; proxy, to the
+    pod itself."""
 
     connect_verbs = ("connect",)
 
     def __init__(self, pods: Store, nodes: Store, subresource: str, kind: str):
         self.info = ResourceInfo("", "v1", "pods", kind, "", True, subresource=subresource)
         self.pods, self.nodes = pods, nodes
+        self.connect_methods = PROXY_METHODS if subresource == "proxy" else STREAM_METHODS
+        self.subpath_key = "path" if subresource == "proxy" else ""  # PodProxyOptions.path
 
     async def connect(self, ctx: Context, name: str, options: dict[str, list[str]], request: Any) -> Response:
         subresource = self.info.subresource
+        if subresource == "proxy":
+            location = await pod_location(self.pods, ctx, name)
+            path = join_preserving_trailing_slash(location.path, (options.get("path") or [""])[0])
+            return await proxy_request(request, location.with_path(path))
         pod = await self.pods.get(ctx, name)
         if subresource in ("exec", "attach"):
             validate_container((options.get("container") or [""])[0], pod)
-        if subresource == "proxy":
-            raise errors.bad_request("address not allowed")
         if not (pod.get("spec") or {}).get("nodeName"):
             raise errors.bad_request(f"pod {name} does not have a host assigned")
         raise await no_kubelet(self.nodes, ctx, pod)

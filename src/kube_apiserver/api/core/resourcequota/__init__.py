@@ -92,13 +92,15 @@ def _columns(quota: Object) -> tuple[str, str]:
     return ", ".join(requests), ", ".join(limits)
 
 
+# Age comes last since v1.33 (kubernetes#129419).
 TABLE = TableConvertor((
-    NAME, AGE,
+    NAME,
     TableColumn("Request", "string", "", "Request represents a minimum amount of cpu/memory that a container may "
                                          "consume."),
     TableColumn("Limit", "string", "", "Limits control the maximum amount of cpu/memory that a container may use "
                                        "independent of contention on the node."),
-), lambda o: [name(o), age(o), *_columns(o)])
+    AGE,
+), lambda o: [name(o), *_columns(o), age(o)])
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""services and services/status (pkg/registry/core/service): cluster IPs allocated as IPAddress objects
-from --service-cluster-ip-range, node ports from --service-node-port-range."""
+"""services, services/status and services/proxy (pkg/registry/core/service): cluster IPs allocated as
+IPAddress objects from --service-cluster-ip-range, node ports from --service-node-port-range."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from .alloc import Allocators
 from .ipallocator import IPAllocator
 from .network import ServiceNetwork
 from .portallocator import PortAllocator
+from .proxy import ServiceProxyREST
 from .store import ServiceStore
 from .strategy import INFO, ServiceStrategy, status_rest
 from .table import TABLE
@@ -26,8 +27,12 @@ def new_allocators(storage: StorageFactory, network: ServiceNetwork) -> Allocato
 
 
 def new_rest(storage: StorageFactory, network: ServiceNetwork | None = None,
-             endpoints: Store | None = None) -> dict[str, Any]:
+             endpoints: Store | None = None, pods: Store | None = None) -> dict[str, Any]:
+    """services/proxy reads the service's Endpoints and their pods: it is served when both are given."""
     allocators = new_allocators(storage, network or ServiceNetwork())
     store = ServiceStore(INFO, ServiceStrategy(INFO), storage, "/registry/services/specs", TABLE,
                          return_deleted_object=True, allocators=allocators, endpoints=endpoints)
-    return {"services": store, "services/status": status_rest(store)}
+    rest: dict[str, Any] = {"services": store, "services/status": status_rest(store)}
+    if endpoints is not None and pods is not None:
+        rest["services/proxy"] = ServiceProxyREST(store, endpoints, pods)
+    return rest

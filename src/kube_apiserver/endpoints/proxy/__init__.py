@@ -1,0 +1,1 @@
+"""Proxying to backends: the connect subresources' proxy handler and the shared transport."""
