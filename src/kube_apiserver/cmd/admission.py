@@ -7,12 +7,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..admission.certificates import CertificateApproval, CertificateSigning, CertificateSubjectRestriction
 from ..admission.default_storage_class import DefaultStorageClass
 from ..admission.default_toleration_seconds import DefaultTolerationSeconds
 from ..admission.interfaces import Chain
 from ..admission.lister import NamespacedLister, RouteTable
 from ..admission.namespace_lifecycle import NamespaceLifecycle
 from ..admission.podsecurity import PodSecurity, load_from_admission_config
+from ..admission.policy import ValidatingAdmissionPolicy
 from ..admission.priority import Priority
 from ..admission.pvc_resize import PersistentVolumeClaimResize
 from ..admission.resourcequota import QuotaAccessor, Registry, ResourceQuota
@@ -23,6 +25,7 @@ from ..admission.taint_nodes_by_condition import TaintNodesByCondition
 from ..admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
 from ..api.core.limitrange.admission import LimitRanger
 from ..api.core.resourcequota.evaluators import new_evaluators
+from ..authorization.authorizer import Authorizer
 from ..serviceaccount.claims import ObjectGetter
 
 NamespaceGetter = Callable[[str], Awaitable[dict[str, Any] | None]]
@@ -34,13 +37,18 @@ class AdmissionPlugins:
     # What the plugins read from the registry: bound once the kube-apiserver's routes exist.
     listers: list[Any] = field(default_factory=list)
 
-    def bind(self, group_versions: RouteTable) -> None:
+    def bind(self, group_versions: RouteTable, custom_resources: RouteTable | None = None) -> None:
+        """`custom_resources`: the apiextensions server's routes (policy params may be custom resources)."""
         for lister in self.listers:
-            lister.bind(group_versions)
+            if isinstance(lister, ValidatingAdmissionPolicy):
+                lister.bind(group_versions, custom_resources)
+            else:
+                lister.bind(group_versions)
 
 
 def new_admission(names: list[str], get_namespace: NamespaceGetter,
-                  get_object: ObjectGetter | None = None, config_file: str = "") -> AdmissionPlugins:
+                  get_object: ObjectGetter | None = None, config_file: str = "",
+                  authorizer: Authorizer | None = None) -> AdmissionPlugins:
     quotas, limit_ranges = QuotaAccessor(), NamespacedLister("limitranges")
     storage_classes = NamespacedLister("storageclasses", "storage.k8s.io")
     pods, priority_classes = NamespacedLister("pods"), NamespacedLister("priorityclasses", "scheduling.k8s.io")
@@ -58,12 +66,18 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
         "PersistentVolumeClaimResize": lambda: PersistentVolumeClaimResize(storage_classes),
         "RuntimeClass": lambda: RuntimeClass(runtime_classes),
         "MutatingAdmissionWebhook": lambda: MutatingAdmissionWebhook(get_namespace),
+        "ValidatingAdmissionPolicy": lambda: ValidatingAdmissionPolicy(get_namespace, authorizer),
         "ValidatingAdmissionWebhook": lambda: ValidatingAdmissionWebhook(get_namespace),
     }
+    if authorizer is not None:  # the plugins that ask whether the requester may act on a signer
+        factories["CertificateApproval"] = lambda: CertificateApproval(authorizer)
+        factories["CertificateSigning"] = lambda: CertificateSigning(authorizer)
+    factories["CertificateSubjectRestriction"] = CertificateSubjectRestriction
     if get_object is not None:  # the service accounts pods run as, read from storage
         factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
     plugins = [factories[name]() for name in names if name in factories]
     listers = [quotas, limit_ranges, storage_classes, pods, priority_classes, runtime_classes]
-    # The webhook plugins read configurations, namespaces and services from the registry too.
-    listers += [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook)]
+    # The webhook and policy plugins read configurations, namespaces and services from the registry too.
+    listers += [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook
+                                                 | ValidatingAdmissionPolicy)]
     return AdmissionPlugins(Chain(plugins), listers)

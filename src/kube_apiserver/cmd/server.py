@@ -98,17 +98,18 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
             return None
 
     get_object = storage_getter(store)
+    rbac_source = RegistryRuleSource()
+    authorizer = new_authorizer(opts.authorization.modes, rbac_source)  # ValidatingAdmissionPolicy asks it too
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
-                              opts.admission.config_file)
+                              opts.admission.config_file, authorizer)
     podspec.set_allow_privileged(opts.allow_privileged)
     admin_token = admin.ensure_admin_credential(opts.data_dir)
-    rbac_source = RegistryRuleSource()
     host = opts.advertise_address
     service_accounts = opts.authentication.service_accounts.token_config()
     authenticator, token_reviewer = new_authenticator(opts, admin_token, service_accounts, get_object)
     generic = Config(
         authenticator=authenticator,
-        authorizer=new_authorizer(opts.authorization.modes, rbac_source),
+        authorizer=authorizer,
         admission=admission.chain,
         request_timeout=opts.generic.request_timeout,
         min_request_timeout=float(opts.generic.min_request_timeout),
@@ -143,7 +144,7 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     services.bind(kube_api_server.restful.group_versions)
     config.rbac_source.bind(kube_api_server.restful.group_versions)
     if config.admission is not None:
-        config.admission.bind(kube_api_server.restful.group_versions)
+        config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
     return new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
 
