@@ -78,8 +78,8 @@ def test_kubectl_create_quota_counts_pods_and_refuses_the_third(server):
     forbidden(server.request("POST", f"{base}/pods", pod("c", {"cpu": "100m"})),
               'pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2')
     table = server.kubectl("-n", "quota-pods", "get", "quota").stdout.splitlines()
-    assert table[0].split() == ["NAME", "AGE", "REQUEST", "LIMIT"]
-    assert table[1].split()[0] == "q" and table[1].split()[2:] == ["pods:", "2/2,", "requests.cpu:", "600m/1"]
+    assert table[0].split() == ["NAME", "REQUEST", "LIMIT", "AGE"]
+    assert table[1].split()[0] == "q" and table[1].split()[1:-1] == ["pods:", "2/2,", "requests.cpu:", "600m/1"]
     assert server.request("DELETE", f"{base}/pods/a").status == 200
     wait_status(server, base, "q", {"pods": "1", "requests.cpu": "300m"})  # the controller recomputed it
     assert server.request("POST", f"{base}/pods", pod("c", {"cpu": "100m"})).status == 201
