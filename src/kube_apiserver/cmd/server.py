@@ -14,6 +14,7 @@ from ..admission.webhook.service import ServiceResolver
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..api.core import podspec
+from ..api.resource import features as resource_features
 from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.openapischema import SchemaSource
 from ..apimachinery.wait import Periodic
@@ -103,6 +104,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
                               opts.admission.config_file, authorizer)
     podspec.set_allow_privileged(opts.allow_privileged)
+    resource_features.configure(opts.features.feature_gates)
     admin_token = admin.ensure_admin_credential(opts.data_dir)
     host = opts.advertise_address
     service_accounts = opts.authentication.service_accounts.token_config()

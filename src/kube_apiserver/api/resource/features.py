@@ -34,5 +34,8 @@ def enabled(name: str) -> bool:
 
 
 def configure(overrides: dict[str, bool]) -> None:
-    """Applies --feature-gates values that name DRA gates (others are not ours)."""
+    """The DRA gates as --feature-gates sets them (the others are not ours); unnamed ones keep their
+    v1.34 defaults."""
+    GATES.clear()
+    GATES.update(DEFAULTS)
     GATES.update({name: value for name, value in overrides.items() if name in DEFAULTS})
