@@ -146,3 +146,30 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def kubectl_available() -> None:
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not installed")
+
+
+# ---- CEL unit tests (tests/unit/cel): evaluate an expression, or get the error it raises ----
+
+def _cel_evaluate(expression: str, **variables: Any) -> Any:
+    from kube_apiserver import cel
+
+    return cel.compile(expression, variables=variables).evaluate(variables)
+
+
+def _cel_error(expression: str, **variables: Any) -> str:
+    from kube_apiserver import cel
+
+    with pytest.raises(cel.EvaluationError) as caught:
+        _cel_evaluate(expression, **variables)
+    return str(caught.value)
+
+
+@pytest.fixture
+def ev() -> Any:
+    return _cel_evaluate
+
+
+@pytest.fixture
+def err() -> Any:
+    return _cel_error
+

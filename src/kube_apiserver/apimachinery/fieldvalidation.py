@@ -82,6 +82,39 @@ def unknown_fields(obj: Any, schema: Node | None, *, sort_keys: bool = False, ma
     return found
 
 
+OBJECT_META = {"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+
+
+def custom_resource_unknown_fields(obj: Any, schema: Node | None) -> list[str]:
+    """A custom resource's unknown fields in the order its decoder lists them (apiextensions'
+    unstructuredSchemaCoercer.apply): its metadata's, then the pruned paths sorted, then those of
+    embedded resources' metadata."""
+    found = unknown_fields(obj, schema, sort_keys=True)
+    own = [path for path in found if path.startswith("metadata.")]
+    embedded: list[str] = []
+    if schema is not None:
+        _embedded_metadata(obj, schema, "", embedded)
+    return own + sorted(path for path in found if not path.startswith("metadata.")) + embedded
+
+
+def _embedded_metadata(value: Any, node: Node, path: str, found: list[str]) -> None:
+    """The unknown metadata fields of every x-kubernetes-embedded-resource object (objectmeta.Coerce)."""
+    if isinstance(value, list) and (items := node.items()) is not None:
+        for i, item in enumerate(value):
+            _embedded_metadata(item, items, f"{path}[{i}]", found)
+    if not isinstance(value, dict):
+        return
+    if node.embedded_resource and isinstance(value.get("metadata"), dict):
+        meta = Node.of(OBJECT_META, node.definitions)
+        _walk(value["metadata"], meta, _join(path, "metadata"), found, _Walk(True, True, False))
+    props, extra = node.properties(), node.additional()
+    for key, child in value.items():
+        if key in props and (sub := Node.of(props[key], node.definitions)) is not None:
+            _embedded_metadata(child, sub, _join(path, key), found)
+        elif key not in props and extra is not None:
+            _embedded_metadata(child, extra, f"{path}[{key}]", found)
+
+
 def prune_unknown_fields(obj: Any, schema: Node | None) -> None:
     """Drops what Go's typed decoding drops: the fields the schema does not know."""
     unknown_fields(obj, schema, prune=True)
@@ -300,9 +333,23 @@ def _unknown_errors(paths: list[str]) -> list[str]:
 # ---- requests ----
 
 def check_request_object(directive: str, body: bytes, body_format: str, obj: dict[str, Any], schema: Node,
-                         warnings: list[str], reject: Callable[[str], errors.StatusError]) -> dict[str, Any]:
+                         warnings: list[str], reject: Callable[[str], errors.StatusError],
+                         custom_resource: bool = False) -> dict[str, Any]:
     """Create and update: the strict decoding of a JSON or YAML body. Returns the object as Go decodes
     it (unknown fields dropped, duplicated fields merged); reports the strict errors per the directive."""
+    if custom_resource and body_format in ("json", "yaml"):
+        # decoded as unstructured: the decoder's duplicates, then the schema's unknown fields
+        if body_format == "yaml":
+            duplicates = yaml_duplicates(body) if directive != IGNORE else ""
+            found = [duplicates] if duplicates else []
+        elif may_have_duplicates(body, obj):
+            obj, found = decode_strict_json(body, ANY)
+        else:
+            found = []
+        found += _unknown_errors(custom_resource_unknown_fields(obj, schema))
+        apply_field_validation(directive, found, warnings, reject)
+        prune_unknown_fields(obj, schema)
+        return obj
     if body_format == "yaml":
         duplicates = yaml_duplicates(body) if directive != IGNORE else ""
         found = [duplicates] if duplicates else []
@@ -332,11 +379,14 @@ def patch_body_errors(body: bytes, decoded: Any, json_patch: bool) -> list[str]:
 
 def check_patched_object(directive: str, patched: dict[str, Any], schema: Node, strategic: bool,
                          body_errors: list[str], warnings: list[str],
-                         reject: Callable[[str], errors.StatusError]) -> None:
+                         reject: Callable[[str], errors.StatusError], custom_resource: bool = False) -> None:
     """Patch: the patched object's unknown fields are reported (after the patch's own errors), then
     dropped. A strategic merge result goes through the unstructured converter (errors sorted, no map
     keys in paths); other patches through the JSON decoder, as Go re-encoded them (keys sorted)."""
-    found = _unknown_errors(unknown_fields(patched, schema, sort_keys=not strategic, map_keys=not strategic))
+    if custom_resource:
+        found = _unknown_errors(custom_resource_unknown_fields(patched, schema))
+    else:
+        found = _unknown_errors(unknown_fields(patched, schema, sort_keys=not strategic, map_keys=not strategic))
     if strategic:
         found.sort()
     apply_field_validation(directive, body_errors + _dedupe(found), warnings, reject)

@@ -17,7 +17,6 @@ Not supported, compared with cel-go in kube-apiserver 1.34:
 - two-variable comprehensions (`all(k, v, ...)`, transformList/transformMap), `sortBy`, `cel.bind`
   are macros the interpreter cannot be taught (rejected at compile time or "undeclared reference");
 - optional list/map literal entries (`[?x]`, `{?k: v}`); `x.?f` and `x[?k]` do work (rewritten);
-- the authz library (`authorizer....check()`);
 - opaque values (quantity, url, ip, cidr, semver, format) are tagged maps: `type(ip('::1'))` is `map`,
   not `net.IP`, and the type identifiers (`net.IP`) are undeclared;
 - equality of x-kubernetes-list-type set/map lists ignoring order; it compares as plain lists;

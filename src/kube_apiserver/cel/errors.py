@@ -72,6 +72,11 @@ _PY_CALL = re.compile(r"Python function call failed: (?:[A-Za-z_][\w.]*): (.*)\.
 _FUNCTION = re.compile(r"Function '([^']*)' error: (.*)\. Check function arguments and their types\.\Z", re.DOTALL)
 _UNDEFINED = re.compile(r"Undefined variable or function: '([^']*)'")
 _REGEX = re.compile(r"'(.*)' not a valid regex:.*error: ([^\n]*)\Z", re.DOTALL)
+# how the interpreter words a string that does not parse as the type converted to
+_CONVERSION_FAILED = {"int": "string parse error", "uint": "string parse error", "double": "string parse error",
+                      "duration": "Parsing Error", "timestamp": ""}
+_CONVERTED_TO = {"int": "int", "uint": "uint", "double": "double", "duration": "google.protobuf.Duration",
+                 "timestamp": "google.protobuf.Timestamp"}
 _EXECUTION = re.compile(r"CEL execution error: (.*?)\. This may indicate", re.DOTALL)
 
 
@@ -103,6 +108,8 @@ def _function_message(text: str) -> str:
             return f"error parsing regexp: {regex.group(2)}: `{regex.group(1)}`"
         if "overflow" in inner:
             return INT_OVERFLOW
+        if _CONVERSION_FAILED.get(match.group(1), "\0") in inner:  # String.ConvertToType's failure
+            return f"type conversion error from 'string' to '{_CONVERTED_TO[match.group(1)]}'"
         return NO_SUCH_OVERLOAD if inner.startswith("Failed to convert") else inner
     match = _UNDEFINED.match(text)
     if match:

@@ -60,7 +60,15 @@ def test_logical_operators_absorb_errors(ev: Callable[..., Any]) -> None:
 
 def test_bool_conversion(ev: Callable[..., Any], err: Callable[..., str]) -> None:
     assert ev("bool('true') && !bool('0') && bool(true)") is True
-    assert err("bool('yes')") == 'strconv.ParseBool: parsing "yes": invalid syntax'
+    assert err("bool('yes')") == "type conversion error from 'string' to 'bool'"
+
+
+def test_string_conversion_errors(err: Callable[..., str]) -> None:
+    # cel-go's String.ConvertToType: the words do not depend on why the text does not parse
+    assert err("int(self)", self="x") == "type conversion error from 'string' to 'int'"
+    assert err("duration(self)", self="soon") == "type conversion error from 'string' to 'google.protobuf.Duration'"
+    assert err("timestamp(self)", self="2020-01-01") == (
+        "type conversion error from 'string' to 'google.protobuf.Timestamp'")
 
 
 def test_heterogeneous_numeric_equality(ev: Callable[..., Any]) -> None:

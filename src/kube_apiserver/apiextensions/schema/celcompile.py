@@ -3,13 +3,15 @@ validation.go's ValidFieldPath) on top of :mod:`kube_apiserver.cel`.
 
 Every rule is compiled once per schema node with ``self`` and ``oldSelf`` declared; a rule
 uses ``oldSelf`` (is a transition rule) when the identifier occurs free in it. The interpreter has
-no type checker, so "must evaluate to a bool/string" cannot be decided here: a non-boolean result
-fails the rule at run time, a non-string message falls back to the rule's message.
+no type checker: :mod:`.celtyping` types the rule against the node's CEL type (:mod:`.celtypes`)
+for the errors cel-go's checker certainly reports (undefined fields, mismatched operators, a rule
+that is not a bool, a messageExpression that is not a string); what it cannot type is ``dyn`` and
+left to run time, as cel-go leaves ``dyn``.
 
-Costs: the static estimate is :func:`kube_apiserver.cel.estimate_cost` with the node's size
-bounds (maxItems, maxProperties, maxLength, or what fits in a 3 MiB request). At run time the same
-estimator, fed the actual sizes of the evaluated value, stands in for cel-go's cost tracking;
-rules whose cost does not depend on sizes are charged a constant.
+Costs: the static estimate is cel-go's, ported in :mod:`.celestimate` (the node's size bounds:
+maxItems, maxProperties, maxLength, or what fits in a 3 MiB request). At run time the token-based
+:func:`kube_apiserver.cel.estimate_cost`, fed the actual sizes of the evaluated value, stands in
+for cel-go's cost tracking; rules whose cost does not depend on sizes are charged a constant.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from typing import Any
 from ... import cel
 from ...apimachinery import field
 from ...apimachinery.field import Path
+from ...cel import checks as cel_issues
 from ...cel import cost as celcost
+from . import celast, celestimate, celtyping
+from .celtypes import CelType, decl_type, optional_of
 from .structural import Structural, ValidationRule
 
 SELF, OLD_SELF = "self", "oldSelf"
@@ -113,23 +118,28 @@ def max_cardinality(s: Structural) -> int:
     return MAX_REQUEST_SIZE_BYTES // (min_serialized_size(s) + 1)
 
 
-def compile_node(s: Structural, rules: list[ValidationRule] | None = None) -> list[CompiledRule]:
-    """``Compile``: the compiled rules of a node (its own ``x_validations`` unless given)."""
+def compile_node(s: Structural, rules: list[ValidationRule] | None = None,
+                 is_resource_root: bool | None = None) -> list[CompiledRule]:
+    """``Compile``: the compiled rules of a node (its own ``x_validations`` unless given); the
+    root of a resource (by default: an embedded resource) also exposes apiVersion, kind and
+    metadata.name/generateName."""
     rules = s.x_validations if rules is None else rules
     if not rules:
         return []
     schema = cel_schema(s)
     lookup = _sizes(schema)
     cardinality = max_cardinality(s)
+    root = decl_type(s, s.x_embedded_resource if is_resource_root is None else is_resource_root)
     results = []
     for rule in rules:
-        result = _compile_rule(s, rule, lookup)
+        result = _compile_rule(s, rule, lookup, root)
         result.max_cardinality = cardinality
         results.append(result)
     return results
 
 
-def _compile_rule(s: Structural, rule: ValidationRule, lookup: Callable[[str], int | None]) -> CompiledRule:
+def _compile_rule(s: Structural, rule: ValidationRule, lookup: Callable[[str], int | None],
+                  root: CelType | None) -> CompiledRule:
     result = CompiledRule(rule)
     if not rule.rule.strip():
         return result
@@ -138,14 +148,21 @@ def _compile_rule(s: Structural, rule: ValidationRule, lookup: Callable[[str], i
     except cel.CompileError as err:
         result.error = str(err)
         return result
+    typed = _typed(rule.rule, root, bool(rule.optional_old_self))
+    if typed is not None and typed.issues:
+        result.error = f"compilation failed: {typed.issues}"
+        return result
+    if typed is not None and typed.result.kind not in ("bool", "dyn"):
+        result.error = "cel expression must evaluate to a bool"
+        return result
     result.program = program
     result.uses_old_self = OLD_SELF in program.variables
-    result.max_cost = cel.estimate_cost(rule.rule, lookup).max
+    result.max_cost = typed.cost if typed is not None else cel.estimate_cost(rule.rule, lookup).max
     fixed = cel.estimate_cost(rule.rule, {}, 0, 0).max
-    if fixed == result.max_cost:
+    if fixed == cel.estimate_cost(rule.rule, lookup).max:
         result.constant_cost = fixed
     if rule.message_expression:
-        _compile_message(result, rule.message_expression, lookup)
+        _compile_message(result, rule.message_expression, lookup, root, bool(rule.optional_old_self))
     if rule.field_path:
         path, _, err = valid_field_path(rule.field_path, s)
         if err is None and path is not None:
@@ -153,14 +170,45 @@ def _compile_rule(s: Structural, rule: ValidationRule, lookup: Callable[[str], i
     return result
 
 
-def _compile_message(result: CompiledRule, expression: str, lookup: Callable[[str], int | None]) -> None:
+def _compile_message(result: CompiledRule, expression: str, lookup: Callable[[str], int | None],
+                     root: CelType | None, optional_old_self: bool) -> None:
     try:
-        result.message_program = cel.compile(expression, variables=(SELF, OLD_SELF))
+        program = cel.compile(expression, variables=(SELF, OLD_SELF))
     except cel.CompileError as err:
         detail = str(err).removeprefix("compilation failed: ")
         result.message_error = f"messageExpression compilation failed: {detail}"
         return
-    result.message_max_cost = cel.estimate_cost(expression, lookup).max
+    typed = _typed(expression, root, optional_old_self)
+    if typed is not None and typed.issues:
+        result.message_error = f"messageExpression compilation failed: {typed.issues}"
+        return
+    if typed is not None and typed.result.kind not in ("string", "dyn"):
+        result.message_error = "messageExpression must evaluate to a string"
+        return
+    result.message_program = program
+    result.message_max_cost = typed.cost if typed is not None else cel.estimate_cost(expression, lookup).max
+
+
+@dataclass(slots=True)
+class _Typed:
+    issues: str  # cel-go's Issues.String(), empty without issues
+    result: CelType
+    cost: int
+
+
+def _typed(expression: str, root: CelType | None, optional_old_self: bool) -> _Typed | None:
+    """Type check and cost estimate as cel-go's; None where this cannot follow cel-go (the node is
+    not visible to CEL, or the parser here does not read the expression)."""
+    if root is None:
+        return None
+    try:
+        tree = celast.parse(expression)
+    except (SyntaxError, IndexError):
+        return None
+    old = optional_of(root) if optional_old_self else root
+    checked = celtyping.check(tree, {SELF: root, OLD_SELF: old})
+    issues = cel_issues.report(expression, checked.issues) if checked.issues else ""
+    return _Typed(issues, checked.type_of(tree), celestimate.estimate(tree, checked, root))
 
 
 # --- ValidFieldPath ---------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def _build(validation: Structural | None, node: Structural | None, is_root: bool
            limit: int = PER_CALL_LIMIT) -> RuleNode | None:
     if validation is None or node is None:
         return None
-    rules = compile_node(node, validation.x_validations)
+    rules = compile_node(node, validation.x_validations, is_root)
     items = None
     if validation.items is not None and node.items is not None:
         items = _build(validation.items, node.items, node.items.x_embedded_resource, limit)

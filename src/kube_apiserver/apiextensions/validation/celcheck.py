@@ -61,6 +61,7 @@ class CELNode:
     schema: Object
     uncorrelatable_path: Path | None
     context: CELContext
+    is_root: bool = False  # a resource root: apiVersion, kind and metadata are visible to rules
 
 
 @dataclass
@@ -122,7 +123,7 @@ def cel_errors(nodes: list[CELNode], schema_path: Path, opts: Options) -> ErrorL
 
 def _node_errors(node: CELNode, opts: Options, total: TotalCost) -> ErrorList:
     rules = [r if isinstance(r, dict) else {} for r in node.schema.get("x-kubernetes-validations") or []]
-    compiled = structural.compile_node(node.schema, rules)
+    compiled = structural.compile_node(node.schema, rules, node.is_root)
     errs: ErrorList = []
     for i, rule in enumerate(rules):
         rule_path = node.path.child("x-kubernetes-validations").index(i)

@@ -125,7 +125,8 @@ def validate_openapi_schema(
         out.schema_errors += extensions.validate_rule_shapes(s, path)
         # CEL is only attempted where the schema (at and below this node) is otherwise valid
         if not out.schema_errors and cel is not None:
-            out.cel_nodes.append(CELNode(path, s, ssv.uncorrelatable_path, cel))
+            out.cel_nodes.append(CELNode(path, s, ssv.uncorrelatable_path, cel,
+                                        is_root or bool(s.get("x-kubernetes-embedded-resource"))))
     return out
 
 

@@ -58,8 +58,8 @@ def schema_has_unpruned_defaults(schema: Object | None) -> bool:
         return False
 
 
-def compile_node(schema: Object, rules: list[Object]) -> list[Any] | None:
+def compile_node(schema: Object, rules: list[Object], is_root: bool = False) -> list[Any] | None:
     """The CompilationResults of a node's rules (error, error_type, uses_old_self, max_cost,
     max_cardinality, message_program, message_error, message_max_cost)."""
-    results = list(structural.compile_node(new_structural(schema)) or [])
+    results = list(structural.compile_node(new_structural(schema), None, is_root) or [])
     return results if len(results) == len(rules) else None

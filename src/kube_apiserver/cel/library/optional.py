@@ -64,7 +64,7 @@ def to_bool(value: Any) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise LibraryError(f'strconv.ParseBool: parsing "{value}": invalid syntax')
+    raise LibraryError("type conversion error from 'string' to 'bool'")  # cel-go's String.ConvertToType
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {SELECT: opt_select, INDEX: opt_index, "bool": to_bool}

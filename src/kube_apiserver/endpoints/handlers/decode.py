@@ -57,7 +57,7 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
         raise errors.bad_request(f"{decoded_as}: {wrong_type}")
     return fieldvalidation.check_request_object(
         req.param("fieldValidation"), body, body_format, obj, schema, req.values.setdefault("warnings", []),
-        lambda message: errors.bad_request(f"{decoded_as}: {message}"))
+        lambda message: errors.bad_request(f"{decoded_as}: {message}"), scope.custom_resource)
 
 
 def ensure_namespace(obj: Object, scope: RequestScope, namespace: str) -> None:

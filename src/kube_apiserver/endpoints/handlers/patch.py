@@ -94,7 +94,7 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
                 raise fieldvalidation.invalid_patch(shown(), wrong_type)
             fieldvalidation.check_patched_object(
                 directive, patched, schema, patch_type == serializer.STRATEGIC_MERGE_PATCH, body_errors, warnings,
-                lambda message: fieldvalidation.invalid_patch(shown(), message))
+                lambda message: fieldvalidation.invalid_patch(shown(), message), not typed)
 
     return check
 

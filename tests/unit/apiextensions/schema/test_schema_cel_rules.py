@@ -136,12 +136,14 @@ def test_runtime_cost_grows_with_the_data():
 
 
 def test_runtime_errors():
-    schema = {**OBJ, "properties": {"a": INTEGER}, "x-kubernetes-validations": rules(
-        "self.nope > 1", "self.a + 'x' == 1", "self.a > 0")}
-    assert errs(schema, {"a": 1}) == [
-        'root: Invalid value: "object": no such key: nope evaluating rule: self.nope > 1',
+    # a map's keys and an int-or-string's type are only known at run time
+    schema = {**OBJ, "properties": {"a": INTEGER, "m": {**OBJ, "additionalProperties": STRING},
+                                    "ios": {"x-kubernetes-int-or-string": True}},
+              "x-kubernetes-validations": rules("self.m.nope == 'x'", "self.ios + 1 == 2", "self.a > 0")}
+    assert errs(schema, {"a": 1, "m": {}, "ios": "x"}) == [
+        "root: Invalid value: \"object\": no such key: nope evaluating rule: self.m.nope == 'x'",
         "root: Invalid value: \"object\": 'no such overload': call arguments did not match a supported operator, "
-        "function or macro signature for rule: self.a + 'x' == 1"]
+        "function or macro signature for rule: self.ios + 1 == 2"]
 
 
 def test_compile_errors_are_reported_at_run_time():
@@ -153,7 +155,7 @@ def test_compile_errors_are_reported_at_run_time():
 def test_resource_root_sees_type_and_object_meta():
     schema = {**OBJ, "properties": {"spec": OBJ}, "x-kubernetes-validations": rules(
         "self.metadata.name.startsWith('x')", "self.kind == 'K' && self.apiVersion == 'g/v1'",
-        "!has(self.metadata.labels)")}
+        "!has(self.metadata.generateName)")}
     obj = {"apiVersion": "g/v1", "kind": "K", "metadata": {"name": "abc", "labels": {"a": "b"}}, "spec": {}}
     assert errs(schema, obj, root=True, path=None) == [
         "<nil>: Invalid value: \"object\": failed rule: self.metadata.name.startsWith('x')"]
