@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..apimachinery import errors, field, protobuf
+from ..apimachinery import errors, field, protobuf, validation
 from ..registry.context import Context
 from ..registry.conversion import Conversion, ConvertedREST
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
@@ -23,6 +23,8 @@ RENAMES = (("regarding", "involvedObject"), ("note", "message"), ("reportingCont
            ("deprecatedSource", "source"), ("deprecatedFirstTimestamp", "firstTimestamp"),
            ("deprecatedLastTimestamp", "lastTimestamp"), ("deprecatedCount", "count"))
 SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
+# events.k8s.io/v1 string fields with omitempty: Go leaves them out when empty.
+OMIT_EMPTY = ("reportingController", "reportingInstance", "action", "reason", "note", "type")
 
 
 def from_core(obj: Object) -> Object:
@@ -33,6 +35,9 @@ def from_core(obj: Object) -> Object:
     for ours, theirs in RENAMES:
         if theirs in obj:
             out[ours] = obj[theirs]
+    for key in OMIT_EMPTY:
+        if out.get(key) == "":
+            del out[key]
     return out
 
 
@@ -44,7 +49,7 @@ def to_core(obj: Object) -> Object:
     for ours, theirs in RENAMES:
         if ours in obj:
             out[theirs] = obj[ours]
-    return out
+    return core_event.fill_zero_fields(out)
 
 
 class EventsV1Strategy(Strategy):
@@ -70,10 +75,15 @@ class EventsV1Strategy(Strategy):
 class EventsREST(ConvertedREST):
     async def create(self, ctx: Context, obj: Object, create_validation: ValidateObjectFunc | None = None,
                      options: dict[str, Any] | None = None) -> Object:
-        errs = self.strategy.validate(ctx, obj)
+        """ValidateEventCreate: the legacy checks every event passes, then this group's strict ones."""
+        meta = obj.get("metadata") or {}
+        core = {**to_core(obj), "metadata": {**meta, "namespace": meta.get("namespace") or ctx.namespace}}
+        errs = core_event.legacy_validate(core, "reportingController")
+        errs += validation.validate_object_meta(meta, True, validation.name_is_dns_subdomain, field.Path("metadata"))
+        errs += self.strategy.validate(ctx, obj)
         if errs:
-            name = (obj.get("metadata") or {}).get("name", "")
-            raise errors.invalid(INFO.kind, GROUP, name, errs)
+            raise errors.invalid(INFO.kind, GROUP, meta.get("name", ""), errs)
+        ctx.values[core_event.REPORTING_FIELD] = "reportingController"
         return await super().create(ctx, obj, create_validation, options)
 
 

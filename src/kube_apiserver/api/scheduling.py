@@ -57,6 +57,11 @@ class PriorityClassStrategy(Strategy):
     def default(self, obj: Object) -> None:
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
+    def prepare_for_create(self, ctx: Context, obj: Object) -> None:
+        """priorityClassStrategy.PrepareForCreate sets generation 1 (and nothing bumps it on update)."""
+        super().prepare_for_create(ctx, obj)
+        obj["metadata"]["generation"] = 1
+
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
         errs = super().validate(ctx, obj)
         if obj["metadata"].get("name", "").startswith(SYSTEM_PREFIX):

@@ -4,7 +4,8 @@ package, converted from its JSON Schema form back to OpenAPI v3 as kube-apiserve
 from __future__ import annotations
 
 import functools
-from importlib import resources
+import importlib.util
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -60,10 +61,17 @@ def _strip_kind_enums(schema: Schema) -> Schema:
     return schema
 
 
+def _schema_dir() -> Path:
+    # The package's data files, without importing the package: its __init__ pulls in jsonschema (~0.1 s).
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("No module named 'kubernetes_validate'", name="kubernetes_validate")
+    return Path(spec.submodule_search_locations[0]) / "kubernetes-json-schema" / f"{KUBERNETES_VERSION}-local"
+
+
 @functools.cache
 def definitions() -> dict[str, Schema]:
-    root = resources.files("kubernetes_validate") / "kubernetes-json-schema" / f"{KUBERNETES_VERSION}-local"
-    raw = orjson.loads((root / "_definitions.json").read_bytes())["$defs"]
+    raw = orjson.loads((_schema_dir() / "_definitions.json").read_bytes())["$defs"]
     converted = {name: _strip_kind_enums(_convert(schema)) for name, schema in raw.items()}
     converted.update(SPECIAL)
     return converted

@@ -35,6 +35,9 @@ class Strategy:
     # DefaultGarbageCollectionPolicy: a delete naming no propagation policy orphans the dependents
     # (batch/v1 Jobs, for compatibility) when True.
     orphan_by_default = False
+    # The group a 422 names (BeforeCreate/BeforeUpdate take ObjectKinds(obj)[0]): the first group that
+    # registered the internal type, when that is not the served one ("extensions" for Ingress).
+    error_group: str | None = None
 
     def __init__(self, info: ResourceInfo):
         self.info = info
@@ -107,6 +110,10 @@ def generate_name(prefix: str) -> str:
     return prefix + "".join(random.choice(GENERATE_NAME_ALPHABET) for _ in range(GENERATE_NAME_SUFFIX))
 
 
+def _error_group(strategy: Strategy) -> str:
+    return strategy.error_group if strategy.error_group is not None else strategy.info.group
+
+
 def before_create(strategy: Strategy, ctx: Context, obj: Object) -> None:
     meta = obj.setdefault("metadata", {})
     if strategy.info.namespaced:
@@ -124,7 +131,7 @@ def before_create(strategy: Strategy, ctx: Context, obj: Object) -> None:
     strategy.prepare_for_create(ctx, obj)
     errs = strategy.validate(ctx, obj)
     if errs:
-        raise errors.invalid(strategy.info.kind, strategy.info.group, meta.get("name", ""), errs)
+        raise errors.invalid(strategy.info.kind, _error_group(strategy), meta.get("name", ""), errs)
     strategy.canonicalize(obj)
 
 
@@ -145,5 +152,5 @@ def before_update(strategy: Strategy, ctx: Context, obj: Object, old: Object) ->
     if not strategy.update_validates_fully:
         errs += strategy.validate(ctx, obj)
     if errs:
-        raise errors.invalid(strategy.info.kind, strategy.info.group, meta.get("name", ""), errs)
+        raise errors.invalid(strategy.info.kind, _error_group(strategy), meta.get("name", ""), errs)
     strategy.canonicalize(obj)

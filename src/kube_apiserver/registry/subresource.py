@@ -50,6 +50,7 @@ class SubresourceStrategy(Strategy):
         self.parent = parent
         self.keep = keep
         self.name_validator = parent.name_validator
+        self.error_group = parent.error_group
         self.tracks_generation = False
         self.has_status_subresource = False
         self.reset_fields = (("spec",),)

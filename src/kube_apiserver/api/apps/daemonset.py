@@ -127,8 +127,10 @@ class DaemonSetStrategy(WorkloadStrategy):
         default_daemon_set(obj)
 
     def default(self, obj: Object) -> None:
+        """Kubernetes decodes into the internal type and converts back to v1 for managedFields, which writes
+        the annotation ("0" when absent): the writer owns it, as in v1.34's managedFields."""
         super().default(obj)
-        template_generation(obj)
+        set_template_generation(obj, template_generation(obj))
 
     def prepare_for_create(self, ctx: Context, obj: Object) -> None:
         super().prepare_for_create(ctx, obj)

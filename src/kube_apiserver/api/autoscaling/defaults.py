@@ -12,6 +12,7 @@ from ...apimachinery import errors, quantity
 
 Object = dict[str, Any]
 DEFAULT_CPU_UTILIZATION = 80
+V1_METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics"  # v1's other metrics (roundtrip.METRIC_SPECS)
 SCALE_UP_RULES = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
                   "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15},
                                {"type": "Percent", "value": 100, "periodSeconds": 15}]}
@@ -51,12 +52,16 @@ def default_v2(hpa: Object) -> None:
 
 
 def default_v1(hpa: Object) -> None:
-    """SetDefaults_HorizontalPodAutoscaler (autoscaling/v1)."""
+    """SetDefaults_HorizontalPodAutoscaler (autoscaling/v1), and the 80% CPU target that decoding's
+    conversion to the internal type adds when no metric is given (so the writer owns it in managedFields)."""
     spec = hpa.get("spec")
     if not isinstance(spec, dict):
         spec = hpa["spec"] = {}
     if spec.get("minReplicas") is None:
         spec["minReplicas"] = 1
+    annotations = (hpa.get("metadata") or {}).get("annotations") or {}
+    if spec.get("targetCPUUtilizationPercentage") is None and not annotations.get(V1_METRICS_ANNOTATION):
+        spec["targetCPUUtilizationPercentage"] = DEFAULT_CPU_UTILIZATION
 
 
 def canonical_quantity(parent: Any, key: str) -> None:

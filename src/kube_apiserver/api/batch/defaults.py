@@ -48,7 +48,9 @@ def default_job(job: Object) -> None:
     template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
     meta = _dict(job, "metadata")
     if template_labels and not meta.get("labels"):
-        meta["labels"] = dict(template_labels)
+        # Go assigns the template's map itself: the labels the strategy then generates into the
+        # template (job-name, controller-uid) show in the Job's own labels too.
+        meta["labels"] = template_labels
     _default(spec, "completionMode", "NonIndexed")
     _default(spec, "suspend", False)
     # JobPodReplacementPolicy is GA in v1.34.

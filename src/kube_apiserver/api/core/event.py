@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field
+from ...apimachinery import field, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -26,25 +26,80 @@ FIELD_PATH_DESCRIPTION = (
     "well-defined way of referencing a part of an object.")
 
 
+# Fields of core/v1 Event that Go's encoding/json writes even when unset (no omitempty, or struct typed):
+# every Event kube-apiserver returns carries them.
+ZERO_FIELDS: tuple[tuple[str, Any], ...] = (
+    ("involvedObject", dict), ("source", dict), ("firstTimestamp", None), ("lastTimestamp", None),
+    ("eventTime", None), ("reportingComponent", ""), ("reportingInstance", ""))
+
+
+def fill_zero_fields(obj: Object) -> Object:
+    for key, zero in ZERO_FIELDS:
+        if obj.get(key) is None:
+            obj[key] = zero() if callable(zero) else zero
+    return obj
+
+
+REPORTING_FIELD = "event-reporting-field"  # ctx.values key: how the request's version names reportingController
+LENGTH_LIMITS = (("reportingInstance", 128), ("action", 128), ("reason", 128))
+NOTE_LIMIT = 1024
+
+
+def _namespace_errors(obj: Object, namespace: str) -> field.ErrorList:
+    """Event namespaces and their involved object's agree (default for cluster-scoped objects)."""
+    involved_ns = (obj.get("involvedObject") or {}).get("namespace") or ""
+    if not obj.get("eventTime"):
+        bad = namespace != involved_ns if involved_ns else namespace not in ("", "default")
+    else:
+        bad = not involved_ns and namespace not in ("default", "kube-system")
+    if bad:
+        return [field.invalid(field.Path("involvedObject", "namespace"), involved_ns, "does not match event.namespace")]
+    return []
+
+
+def _new_style_errors(obj: Object, reporting_field: str) -> field.ErrorList:
+    """What an event with an eventTime must carry."""
+    errs: field.ErrorList = []
+    controller = obj.get("reportingComponent") or ""
+    if not controller:
+        errs.append(field.required(field.Path(reporting_field), ""))
+    errs += [field.invalid(field.Path(reporting_field), controller, msg)
+             for msg in validation.is_qualified_name(controller)]
+    for key, limit in LENGTH_LIMITS:
+        value = obj.get(key) or ""
+        if not value:
+            errs.append(field.required(field.Path(key), ""))
+        if len(value) > limit:
+            errs.append(field.invalid(field.Path(key), "", f"can have at most {limit} characters"))
+    if len(obj.get("message") or "") > NOTE_LIMIT:
+        errs.append(field.invalid(field.Path("message"), "", f"can have at most {NOTE_LIMIT} characters"))
+    return errs
+
+
+def legacy_validate(obj: Object, reporting_field: str) -> field.ErrorList:
+    """legacyValidateEvent, which every event passes whatever the API it comes through."""
+    namespace = (obj.get("metadata") or {}).get("namespace") or ""
+    errs = _namespace_errors(obj, namespace)
+    if obj.get("eventTime"):
+        errs += _new_style_errors(obj, reporting_field)
+    return errs + [field.invalid(field.Path("namespace"), namespace, msg)
+                   for msg in validation.is_dns1123_subdomain(namespace)]
+
+
 class EventStrategy(Strategy):
     selectable_fields = SELECTABLE
     event_ttl = 3600.0
+
+    def default(self, obj: Object) -> None:
+        fill_zero_fields(obj)
 
     def ttl(self, obj: Object) -> float:
         return self.event_ttl
 
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
-        errs = super().validate(ctx, obj)
-        involved = obj.get("involvedObject") or {}
-        namespace = (obj.get("metadata") or {}).get("namespace", "")
-        involved_ns = involved.get("namespace", "")
-        if involved_ns and namespace and involved_ns != namespace:
-            errs.append(field.invalid(field.Path("involvedObject", "namespace"), involved_ns,
-                                      "does not match event.namespace"))
-        event_type = obj.get("type")
-        if event_type and event_type not in ("Normal", "Warning"):
-            errs.append(field.not_supported(field.Path("type"), event_type, ["Normal", "Warning"]))
-        return errs
+        """ValidateEventCreate for core/v1: only the legacy checks (not even the name's format); the
+        events.k8s.io REST adds its strict ones and names the reporting field its own way."""
+        return legacy_validate(obj, ctx.values.get(REPORTING_FIELD, "reportingComponent"))
 
     def field_set(self, obj: Object) -> dict[str, str]:
         fields = super().field_set(obj)

@@ -60,6 +60,11 @@ def _merge_string_data(obj: Object) -> None:
 
 
 class SecretStrategy(Strategy):
+    def default(self, obj: Object) -> None:
+        """Decoding does both (SetDefaults_Secret, the v1 conversion of stringData): managedFields then
+        record data and type, not stringData, as in Kubernetes."""
+        self._normalize(obj)
+
     def prepare_for_create(self, ctx: Context, obj: Object) -> None:
         super().prepare_for_create(ctx, obj)
         self._normalize(obj)

@@ -5,6 +5,7 @@ kube-apiserver once made (annotation "true") that it no longer makes are deleted
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from collections.abc import Callable
@@ -86,8 +87,8 @@ class Ensurer:
         await self._remove_unwanted(self.priority_levels, MANDATORY_PRIORITY_LEVELS + SUGGESTED_PRIORITY_LEVELS)
 
     async def _ensure_all(self, rest: Any, boots: tuple[Object, ...], mandatory: bool, equalish: Equalish) -> None:
-        for boot in boots:
-            await self._ensure_one(rest, boot, mandatory, equalish)
+        # independent objects: ensured together, so that one commit carries many of them
+        await asyncio.gather(*(self._ensure_one(rest, boot, mandatory, equalish) for boot in boots))
 
     async def _ensure_one(self, rest: Any, boot: Object, mandatory: bool, equalish: Equalish) -> None:
         store, name = rest.scope.storage, boot["metadata"]["name"]

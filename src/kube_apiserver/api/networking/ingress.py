@@ -76,6 +76,7 @@ def omit_zero_fields(obj: Object) -> None:
 
 
 class IngressStrategy(NetworkingStrategy):
+    error_group = "extensions"  # the internal type is registered in extensions first, as in v1.34
     tracks_generation = True
     has_status_subresource = True
 

@@ -107,6 +107,7 @@ def validate_spec(spec: Object, allow_invalid_labels: bool, path: field.Path) ->
 
 
 class NetworkPolicyStrategy(NetworkingStrategy):
+    error_group = "extensions"  # the internal type is registered in extensions first, as in v1.34
     tracks_generation = True
 
     def default(self, obj: Object) -> None:

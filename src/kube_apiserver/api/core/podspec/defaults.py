@@ -46,6 +46,12 @@ def _round_up_milli(value: Fraction) -> Fraction:
     return Fraction(math.ceil(scaled) if scaled >= 0 else math.floor(scaled), 1000)
 
 
+def default_resource_field_ref(ref: Object | None) -> None:
+    """ResourceFieldSelector.divisor is a Quantity struct (not a pointer): an unset one encodes as "0"."""
+    if ref is not None and ref.get("divisor") is None:
+        ref["divisor"] = "0"
+
+
 def default_http_get(action: Object | None) -> None:
     """SetDefaults_HTTPGetAction."""
     if action is None:
@@ -95,6 +101,7 @@ def default_container(container: Object) -> None:
             port["protocol"] = "TCP"
     for env in _items(container, "env"):
         default_field_ref(_dict(_dict(env, "valueFrom") or {}, "fieldRef"))
+        default_resource_field_ref(_dict(_dict(env, "valueFrom") or {}, "resourceFieldRef"))
     resources = container.get("resources")
     if not isinstance(resources, dict):
         resources = container["resources"] = {}  # a struct, never omitted from the JSON

@@ -147,6 +147,14 @@ def validate_affinity(affinity: Any, path: Path, opts: PodValidationOptions) -> 
     return errs
 
 
+def _toleration_struct(toleration: Object) -> field.OrderedStruct:
+    """The whole internal core.Toleration is the bad value there (JSON with Go field names)."""
+    return field.OrderedStruct((
+        ("Key", toleration.get("key") or ""), ("Operator", toleration.get("operator") or ""),
+        ("Value", toleration.get("value") or ""), ("Effect", toleration.get("effect") or ""),
+        ("TolerationSeconds", toleration.get("tolerationSeconds"))))
+
+
 def validate_tolerations(tolerations: Any, path: Path) -> ErrorList:
     errs: ErrorList = []
     for i, toleration in enumerate(tolerations if isinstance(tolerations, list) else []):
@@ -167,8 +175,8 @@ def validate_tolerations(tolerations: Any, path: Path) -> ErrorList:
                 errs.append(field.invalid(idx.child("operator"), value, ";".join(msgs)))
         elif operator == "Exists":
             if value:
-                errs.append(field.invalid(idx.child("operator"), value, "value must be empty when `operator` is "
-                                                                        "'Exists'"))
+                errs.append(field.invalid(idx.child("operator"), _toleration_struct(toleration),
+                                          "value must be empty when `operator` is 'Exists'"))
         else:
             errs.append(field.not_supported(idx.child("operator"), operator, TOLERATION_OPERATORS))
         if effect and effect not in TAINT_EFFECTS:

@@ -33,6 +33,9 @@ def _field_refs(items: Any) -> None:
         ref = item.get("fieldRef") if isinstance(item, dict) else None
         if isinstance(ref, dict) and not ref.get("apiVersion"):
             ref["apiVersion"] = "v1"
+        resource = item.get("resourceFieldRef") if isinstance(item, dict) else None
+        if isinstance(resource, dict) and resource.get("divisor") is None:
+            resource["divisor"] = "0"  # a Quantity struct: encoded even when unset
 
 
 def _default_mode(source: Object | None) -> None:
