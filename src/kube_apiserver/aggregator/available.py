@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 from ..apimachinery import errors
 from ..apimachinery.field import go_quote
 from ..apimachinery.meta import now_rfc3339
 from ..controllers.informer import Informer, Resource
+from ..lazyimport import lazy_import
 from ..registry.context import Context
 from ..registry.rest import UpdatedObjectInfo
 from .autoregister import AGGREGATOR_USER
@@ -32,6 +31,11 @@ from .helpers import (
 from .lister import APIServiceLister
 from .transport import Transport, auth_proxy_headers, go_error
 from .workqueue import Workers, WorkQueue
+
+if TYPE_CHECKING:
+    import aiohttp
+else:
+    aiohttp = lazy_import("aiohttp")  # ~0.2 s: only a remote APIService is probed over HTTPS
 
 log = logging.getLogger("kube_apiserver.aggregator")
 Object = dict[str, Any]

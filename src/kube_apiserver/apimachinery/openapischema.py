@@ -24,6 +24,7 @@ class Node:
     # Resolved children, memoized: a kind's root node lives as long as its scope, so each path of its
     # schema is resolved once, not on every request.
     _children: dict[object, Node | None] = field(default_factory=dict, compare=False, repr=False)
+    _derived: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, schema: Schema | None, definitions: dict[str, Schema]) -> Node | None:
@@ -44,6 +45,13 @@ class Node:
         if "items" in self.schema:
             return "array"
         return ""
+
+    def derived(self, key: object, build: Callable[[Node], Any]) -> Any:
+        """build(self), computed once per key: what other layers derive from this node's schema (server-side
+        apply's type of it and of its fields) is derived once too, not on every request."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        return self._derived[key]
 
     def _memo(self, key: object, schema: Any) -> Node | None:
         if key not in self._children:

@@ -55,10 +55,18 @@ class _TLSScopeProtocol(HttpToolsProtocol):
 
 
 class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config):
+        super().__init__(config)
+        self.listening = asyncio.Event()  # set once startup is done: serve() waits for it, not polls
+
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         # The command handles SIGTERM/SIGINT itself (readyz first, then drain).
         yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self.listening.set()
 
 
 @dataclass
@@ -87,7 +95,9 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     sock = info.listen()
     port = sock.getsockname()[1]
     app = ASGIApp(handler)
-    config = uvicorn.Config(app, http="httptools", lifespan="off", log_config=None,
+    # ws="none": upgrades are answered as plain HTTP requests, as they are when neither websockets nor
+    # wsproto is installed (neither is a dependency); "auto" would import whichever is (~0.1 s).
+    config = uvicorn.Config(app, http="httptools", ws="none", lifespan="off", log_config=None,
                             access_log=False, ssl_certfile=info.cert_file, ssl_keyfile=info.key_file,
                             timeout_keep_alive=KEEP_ALIVE_SECONDS,
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
@@ -100,8 +110,10 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     config.ssl_version = ssl.PROTOCOL_TLS_SERVER
     server = _Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
+    listening = asyncio.ensure_future(server.listening.wait())
+    await asyncio.wait({task, listening}, return_when=asyncio.FIRST_COMPLETED)
+    if not listening.done():
+        listening.cancel()
+        task.result()  # why it did not start
+        raise RuntimeError("the HTTP server stopped before it started")
     return HTTPServer(server, task, port, app)

@@ -54,12 +54,33 @@ def _pem_blocks(data: bytes) -> list[bytes]:
     return blocks
 
 
+# PEM block -> its key. A start reads the signing key file four times (complete, validate, the token
+# generator, the verifying keys) and OpenSSL checks an RSA key on every load (~50 ms each).
+_parsed: dict[bytes, PrivateKey | None] = {}
+
+
 def _private_key(block: bytes) -> PrivateKey | None:
+    if block not in _parsed:
+        _parsed[block] = _load_private_key(block)
+    return _parsed[block]
+
+
+def _load_private_key(block: bytes) -> PrivateKey | None:
     try:
-        key = serialization.load_pem_private_key(block, password=None)
+        # OpenSSL's own RSA check tests p and q for primality (~40 ms a key): _consistent checks the rest.
+        key = serialization.load_pem_private_key(block, password=None, unsafe_skip_rsa_key_validation=True)
     except (ValueError, TypeError):
         return None
-    return key if isinstance(key, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey) else None
+    if isinstance(key, rsa.RSAPrivateKey):
+        return key if _consistent(key.private_numbers()) else None
+    return key if isinstance(key, ec.EllipticCurvePrivateKey) else None
+
+
+def _consistent(k: rsa.RSAPrivateNumbers) -> bool:
+    """n = p·q, e·d = 1 mod p-1 and q-1 (Go's rsa.PrivateKey.Validate), and the CRT values agree."""
+    n, e = k.public_numbers.n, k.public_numbers.e
+    return (k.p > 1 and k.q > 1 and k.p * k.q == n and e * k.d % (k.p - 1) == 1 and e * k.d % (k.q - 1) == 1
+            and k.dmp1 == k.d % (k.p - 1) and k.dmq1 == k.d % (k.q - 1) and k.iqmp * k.q % k.p == 1)
 
 
 def _public_key(block: bytes) -> PublicKey | None:
@@ -106,5 +127,6 @@ def ensure_signing_key(directory: str) -> str:
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
                             serialization.NoEncryption())
     write_file_atomic(path, pem, 0o600)
+    _parsed.update(dict.fromkeys(_pem_blocks(pem), key))  # read back right away: no need to parse it
     logs.info("Generated service account signing key %s", path)
     return path

@@ -11,14 +11,19 @@ import posixpath
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
 
 from ...apimachinery import errors
 from ...apimachinery.field import go_quote
+from ...lazyimport import lazy_import
 from .service import ResolveError, ServiceResolver
+
+if TYPE_CHECKING:
+    import aiohttp
+else:
+    aiohttp = lazy_import("aiohttp")  # ~0.2 s: imported when a webhook is first called
 
 Object = dict[str, Any]
 MAX_ERROR_BODY = 2048  # client-go shows at most this much of a non-Status error body

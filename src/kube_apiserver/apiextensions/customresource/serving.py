@@ -8,23 +8,29 @@ import copy
 import logging
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...apimachinery import errors
+from ...lazyimport import lazy_import
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo
 from ...registry.store import Store
 from ...registry.subresource import StatusREST, SubresourceStrategy
 from ...server.generic_api_server import GenericAPIServer
 from ...storage.factory import StorageFactory
-from .. import conditions, schema
+from .. import conditions
 from .conversion import Converter, ConvertingStorage, NoneConverter
 from .openapi import own_definitions, schema_source
 from .scale import ScalePaths, ScaleREST
 from .strategy import CustomResourceStrategy, VersionSchema
 from .table import new_table
+
+if TYPE_CHECKING:
+    from .. import schema
+else:
+    schema = lazy_import("kube_apiserver.apiextensions.schema")  # ~60 ms: once a CRD is served
 
 log = logging.getLogger("kube_apiserver.apiextensions")
 Object = dict[str, Any]

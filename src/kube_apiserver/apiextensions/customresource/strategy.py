@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field as dc_field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...apimachinery import field, jsonpath, validation
+from ...apimachinery import errors, field, jsonpath, validation
+from ...lazyimport import lazy_import
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo
 from ...registry.strategy import Strategy
-from .. import schema as structural
 from .scale import ScalePaths
+
+if TYPE_CHECKING:
+    from .. import schema as structural
+else:
+    structural = lazy_import("kube_apiserver.apiextensions.schema")  # ~60 ms: once a CRD is served
 
 Object = dict[str, Any]
 MAX_INT32 = 2**31 - 1
@@ -54,13 +59,25 @@ class CustomResourceStrategy(Strategy):
         self.selectable_fields = tuple(schema.selectable)
 
     def default(self, obj: Object) -> None:
-        """Unknown fields pruned and defaults applied, as decoding a request body does."""
+        """Unknown fields pruned and defaults applied, as decoding a request body does. Metadata, and
+        an embedded resource's apiVersion/kind, that do not decode are a 400, as the request decoder
+        (which drops no invalid metadata) has them."""
         s = self.schema.structural
         if s is not None:
+            try:
+                structural.get_object_meta(obj)
+            except structural.MetaDecodeError as err:
+                raise errors.bad_request(self._undecodable(str(err))) from None
             structural.prune(obj, s, True)
             structural.prune_non_nullable_nulls_without_defaults(obj, s)
-            structural.coerce(None, obj, s, True, drop_invalid=True)
+            err, _ = structural.coerce(None, obj, s, True)
+            if err is not None:
+                raise errors.bad_request(self._undecodable(str(err)))
             structural.default(obj, s)
+
+    def _undecodable(self, why: str) -> str:
+        version = self.info.api_version.rsplit("/", 1)[-1]
+        return f'{self.info.kind} in version "{version}" cannot be handled as a {self.info.kind}: {why}'
 
     def prepare_for_update(self, ctx: Context, obj: Object, old: Object) -> None:
         if self.has_status_subresource:

@@ -47,6 +47,8 @@ class MapType:
 
     def field_type(self, name: str) -> TypeRef | None:
         """The type of a member, or None when the schema does not declare it."""
+        if isinstance(self.owner, Node):
+            return self.owner.derived((_field_type, name), lambda owner: _field_type(owner, name))
         return _field_type(self.owner, name)
 
     def declares(self, name: str) -> bool:
@@ -68,13 +70,19 @@ def of_root(schema: Node | None) -> TypeRef:
 
 
 def resolve(ref: TypeRef) -> Atom:
-    if ref is DEDUCED:
-        return Atom("untyped", ListType("atomic", (), UNTYPED), MapType(False, DEDUCED))
-    if ref is UNTYPED:
-        return Atom("untyped", ListType("atomic", (), UNTYPED), MapType(True, UNTYPED))
-    if ref is Special.QUANTITY:
-        return Atom("untyped", None, None)
-    assert isinstance(ref, Node)
+    if isinstance(ref, Node):
+        return ref.derived(resolve, _resolve_node)
+    return _SPECIAL_ATOMS[ref]
+
+
+_SPECIAL_ATOMS = {
+    DEDUCED: Atom("untyped", ListType("atomic", (), UNTYPED), MapType(False, DEDUCED)),
+    UNTYPED: Atom("untyped", ListType("atomic", (), UNTYPED), MapType(True, UNTYPED)),
+    Special.QUANTITY: Atom("untyped", None, None),
+}
+
+
+def _resolve_node(ref: Node) -> Atom:
     kind = ref.type
     if kind == "object":
         return Atom(None, None, _map_type(ref))
@@ -107,7 +115,7 @@ def _map_type(node: Node) -> MapType:
 
 
 def _list_type(node: Node) -> ListType:
-    item = _child(node.schema.get("items"), node) if "items" in node.schema else UNTYPED
+    item = _child(node.schema.get("items"), node.items()) if "items" in node.schema else UNTYPED
     list_type = node.list_type
     if list_type == "map":
         return ListType("map", tuple(node.list_map_keys), item)
@@ -129,25 +137,26 @@ def _field_type(owner: TypeRef, name: str) -> TypeRef | None:
     assert isinstance(owner, Node)
     props = owner.properties()
     if name in props:
-        return _child(props[name], owner)
+        return _child(props[name], owner.child(name))
     extra = owner.schema.get("additionalProperties")
     if isinstance(extra, dict):
-        return _child(extra, owner)
+        return _child(extra, owner.additional())
     if extra is True or owner.preserves_unknown_fields or not props:
         return DEDUCED
     return None  # an undeclared field of a struct
 
 
-def _child(raw: Any, parent: Node) -> TypeRef:
-    if not isinstance(raw, dict):
+def _child(raw: Any, node: Node | None) -> TypeRef:
+    """The type of the child schema `raw`; `node` is its parent's memoized node for it (resolving it
+    again on every walk made each write resolve every $ref of its kind's schema anew)."""
+    if node is None:  # not a schema
         return UNTYPED
     name = _ref_name(raw)
     if name == RAW_EXTENSION:
         return UNTYPED
     if name == QUANTITY:
         return Special.QUANTITY
-    node = Node.of(raw, parent.definitions)
-    return node if node is not None else UNTYPED
+    return node
 
 
 def _ref_name(raw: dict[str, Any]) -> str:

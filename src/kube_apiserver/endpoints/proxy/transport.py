@@ -5,8 +5,14 @@ trusted CA bundle, and transport errors worded as Go reports them."""
 from __future__ import annotations
 
 import ssl
+from typing import TYPE_CHECKING
 
-import aiohttp
+from ...lazyimport import lazy_import
+
+if TYPE_CHECKING:
+    import aiohttp
+else:
+    aiohttp = lazy_import("aiohttp")  # ~0.2 s: imported with the first session
 
 # Hop-by-hop headers (RFC 7230 6.1) a proxy never forwards, either way.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
