@@ -270,10 +270,7 @@ def test_recording_covers_every_input():
 
 
 # Where this server still differs from v1.34 (not a v1.20/v1.34 difference): each fails until fixed.
-KNOWN_GAPS = {
-    "ref-clusterrole-aggregate": "ClusterRole.rules has no omitempty: v1.34 writes `rules: null` for an "
-                                 "aggregated role without rules (api/rbac)",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _cases(names: list[str], gaps: dict[str, str]) -> list[Any]:

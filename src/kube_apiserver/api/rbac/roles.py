@@ -74,6 +74,16 @@ class RoleStrategy(Strategy):
     allow_create_on_update = True
     name_validator = staticmethod(validate_rbac_name)
 
+    # `rules` has no omitempty: a role stored without rules reads `rules: null`, as Go writes a nil slice
+    # (set after the managed fields are recorded: nobody owns a nil slice).
+    def prepare_for_create(self, ctx: Context, obj: Object) -> None:
+        super().prepare_for_create(ctx, obj)
+        obj.setdefault("rules", None)
+
+    def prepare_for_update(self, ctx: Context, obj: Object, old: Object) -> None:
+        super().prepare_for_update(ctx, obj, old)
+        obj.setdefault("rules", None)
+
     def validate(self, ctx: Context, obj: Object) -> field.ErrorList:
         return super().validate(ctx, obj) + validate_rules(obj, self.info.namespaced)
 
