@@ -10,6 +10,7 @@ import copy
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..admission.webhook.serviceresolution import SERVICE_NAME_LABEL, ResolveError, ServiceLookup, ready
 from ..apimachinery import errors
 from ..apimachinery.field import go_quote
 from ..apimachinery.meta import now_rfc3339
@@ -18,7 +19,6 @@ from ..lazyimport import lazy_import
 from ..registry.context import Context
 from ..registry.rest import UpdatedObjectInfo
 from .autoregister import AGGREGATOR_USER
-from .endpoints import SERVICE_NAME_LABEL, ResolveError, ServiceLookup, ready
 from .helpers import (
     AVAILABLE,
     LEGACY_API_SERVICE_NAME,

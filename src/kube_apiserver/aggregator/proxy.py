@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlencode
 
+from ..admission.webhook.serviceresolution import ResolveError, ServiceLookup
 from ..endpoints.http import Handler, Request, Response, StreamingResponse, text
 from ..lazyimport import lazy_import
 from .apiservice import ca_bundle_pem
-from .endpoints import ResolveError, ServiceLookup
 from .helpers import is_available, service_of, service_port, spec_of
 from .transport import CONNECT_TIMEOUT, HOP_BY_HOP, Transport, auth_proxy_headers, go_error
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ..admission.webhook.serviceresolution import RouteTable, ServiceLookup
 from ..endpoints.http import Handler, Request, Response
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
@@ -18,7 +19,6 @@ from .autoregister import AutoRegisterController, AvailableHealthCheck, register
 from .available import LocalAvailableController, RemoteAvailableController
 from .crdregistration import CRD_GROUP, CRDRegistrationController
 from .discovery import AggregatedDiscovery, APIGroupHandler, APIsHandler
-from .endpoints import RouteTable, ServiceLookup
 from .helpers import GROUP, LEGACY_API_SERVICE_NAME, name_to_group_version, proxy_path, spec_of
 from .lister import APIServiceLister
 from .proxy import ProxyHandler

@@ -5,7 +5,7 @@ custom resource of an established CRD; what it does not claim goes to its delega
 from __future__ import annotations
 
 from ..admission.webhook.client import WebhookClient
-from ..admission.webhook.service import ServiceResolver
+from ..admission.webhook.serviceresolution import ServiceResolver
 from ..server.api_group_info import APIGroupInfo
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import version
-from ..admission.webhook.service import ServiceResolver
+from ..admission.webhook.serviceresolution import ServiceResolver
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..api.core import podspec

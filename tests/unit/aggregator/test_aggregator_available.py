@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from kube_apiserver.admission.webhook.serviceresolution import ResolveError
 from kube_apiserver.aggregator.available import RemoteAvailableController, Unavailable
-from kube_apiserver.aggregator.endpoints import ResolveError
 
 
 class Lookup:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from kube_apiserver.admission.webhook.serviceresolution import mirrored_slices, pick_endpoint
 from kube_apiserver.aggregator.discovery import AggregatedDiscovery, api_group_list
-from kube_apiserver.aggregator.endpoints import mirrored_slices, pick_endpoint
 from kube_apiserver.aggregator.priorities import Priority
 from kube_apiserver.aggregator.remote import convert_resources
 from kube_apiserver.aggregator.transport import auth_proxy_headers, header_key_escape

@@ -18,7 +18,7 @@ import orjson
 from ...apimachinery import errors
 from ...apimachinery.field import go_quote
 from ...lazyimport import lazy_import
-from .service import ResolveError, ServiceResolver
+from .serviceresolution import ResolveError, ServiceResolver
 
 if TYPE_CHECKING:
     import aiohttp

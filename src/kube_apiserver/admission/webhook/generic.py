@@ -29,7 +29,7 @@ from .review import (
     with_type,
 )
 from .rules import GVK, GVR, Request, any_rule_matches, is_exempt, request_of
-from .service import ServiceResolver
+from .serviceresolution import ServiceResolver
 
 Object = dict[str, Any]
 NamespaceGetter = Callable[[str], Awaitable[Object | None]]

@@ -1,8 +1,9 @@
-"""Services and their endpoints as the aggregator reads them (k8s.io/apiserver/pkg/util/proxy
-ResolveEndpoint, the --enable-aggregator-routing resolver): a service port by number, then a ready
-endpoint of an EndpointSlice port of the same name. A service with no EndpointSlices has its Endpoints
-read as the endpointslice-mirroring controller would mirror them (this server runs no such controller),
-so a selector-less Service with hand-written Endpoints can back an APIService."""
+"""Resolving a service to one ready endpoint (k8s.io/apiserver/pkg/util/proxy ResolveEndpoint, which
+kube-apiserver uses with --enable-aggregator-routing for aggregated APIs, admission webhooks and CRD
+conversion webhooks): a service port by number, then a ready endpoint of an EndpointSlice port of the
+same name. A service with no EndpointSlices has its Endpoints read as the endpointslice-mirroring
+controller would mirror them (this server runs no such controller), so a selector-less Service with
+hand-written Endpoints can back a webhook or an APIService."""
 
 from __future__ import annotations
 
@@ -10,17 +11,17 @@ import ipaddress
 import random
 from typing import Any
 
-from ..apimachinery import errors
-from ..apimachinery.field import go_quote
-from ..registry.context import Context, UserInfo
-from ..registry.options import ListQuery
+from ...apimachinery import errors
+from ...apimachinery.field import go_quote
+from ...registry.context import Context, UserInfo
+from ...registry.options import ListQuery
 
 Object = dict[str, Any]
 RouteTable = dict[tuple[str, str], dict[str, Any]]
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 SKIP_MIRROR_LABEL = "endpointslice.kubernetes.io/skip-mirror"
 ROUTED_TYPES = ("ClusterIP", "LoadBalancer", "NodePort")
-READER = UserInfo("system:kube-aggregator", groups=("system:masters",))
+READER = UserInfo("system:apiserver", groups=("system:masters",))
 
 
 class ResolveError(Exception):
@@ -124,3 +125,18 @@ def pick_endpoint(slices: list[Object], port_name: str) -> tuple[str, int] | Non
                 if ready(endpoint):
                     return endpoint["addresses"][0], port["port"]
     return None
+
+
+class ServiceResolver:
+    """A ServiceLookup bound once the kube-apiserver link, which serves services, exists."""
+
+    def __init__(self) -> None:
+        self.lookup: ServiceLookup | None = None
+
+    def bind(self, group_versions: RouteTable) -> None:
+        self.lookup = ServiceLookup(group_versions)
+
+    async def resolve(self, namespace: str, name: str, port: int) -> tuple[str, int]:
+        if self.lookup is None:
+            raise ResolveError(f"service {go_quote(name)} not found")
+        return await self.lookup.resolve_endpoint(namespace, name, port)
