@@ -132,12 +132,16 @@ def test_deletion_releases_ip_and_node_port(server):
 
 
 def test_invalid_service_releases_what_it_allocated(server):
-    body = service("half", {"port": 80, "nodePort": 30123}, clusterIP="10.0.0.12", type="NodePort",
+    # A port no earlier test was given at random.
+    used = {p.get("nodePort") for s in server.request("GET", "/api/v1/services").json()["items"]
+            for p in s["spec"].get("ports") or []}
+    port = next(p for p in range(30123, 30200) if p not in used)
+    body = service("half", {"port": 80, "nodePort": port}, clusterIP="10.0.0.12", type="NodePort",
                    sessionAffinity="Sometimes")
     assert refusal(server, body)[0] == 422
     assert ip_address(server, "10.0.0.12") is None
-    ok = create(server, service("whole", {"port": 80, "nodePort": 30123}, clusterIP="10.0.0.12", type="NodePort"))
-    assert ok["spec"]["ports"][0]["nodePort"] == 30123
+    ok = create(server, service("whole", {"port": 80, "nodePort": port}, clusterIP="10.0.0.12", type="NodePort"))
+    assert ok["spec"]["ports"][0]["nodePort"] == port
 
 
 def test_cluster_ip_is_immutable(server):
