@@ -22,15 +22,8 @@ SELF_SUBJECT_REVIEWS = ResourceInfo(GROUP, "v1", "selfsubjectreviews", "SelfSubj
 
 
 def user_info(user: UserInfo) -> Object:
-    """authentication/v1 UserInfo, with its empty fields left out."""
-    out: Object = {"username": user.name}
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {key: list(values) for key, values in user.extra.items()}
-    return out
+    """authentication/v1 UserInfo (username always present)."""
+    return {"username": user.name, **user.to_json()}
 
 
 def response(obj: Object, status: Object) -> Object:

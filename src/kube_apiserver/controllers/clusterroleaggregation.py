@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.equality import semantic
 from ..apimachinery.labels import SelectorParseError, selector_from_label_selector
 from ..registry.context import Context
 from ..registry.rest import UpdatedObjectInfo
@@ -23,13 +24,6 @@ FIELD_MANAGER = "clusterrole-aggregation-controller"
 RETRY_SECONDS = 1.0
 
 
-def _semantic(value: Any) -> Any:
-    """equality.Semantic: an empty list or map equals an absent one."""
-    if isinstance(value, dict):
-        return {k: _semantic(v) for k, v in value.items() if v not in (None, [], {})}
-    if isinstance(value, list):
-        return [_semantic(v) for v in value]
-    return value
 
 
 def aggregated_rules(role: Object, roles: dict[str, Object]) -> list[Object]:
@@ -44,8 +38,8 @@ def aggregated_rules(role: Object, roles: dict[str, Object]) -> list[Object]:
             if other_name == name or not matcher.matches(other["metadata"].get("labels") or {}):
                 continue
             for rule in other.get("rules") or []:
-                if _semantic(rule) not in seen:
-                    seen.append(_semantic(rule))
+                if semantic(rule) not in seen:
+                    seen.append(semantic(rule))
                     rules.append(rule)
     return rules
 
@@ -93,7 +87,7 @@ class ClusterRoleAggregationController(InformerController):
         if role is None or role.get("aggregationRule") is None:
             return
         rules = aggregated_rules(role, self.roles)
-        if _semantic(rules) == _semantic(role.get("rules") or []):
+        if semantic(rules) == semantic(role.get("rules") or []):
             return
         await self._apply(name, rules)
         log.info("aggregated %d rules into ClusterRole %s", len(rules), name)

@@ -13,6 +13,18 @@ class UserInfo:
     groups: tuple[str, ...] = ()
     extra: dict[str, list[str]] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        """authentication/v1 UserInfo as JSON, its empty fields left out (TokenReview, AdmissionReview,
+        CSRs, CEL's request.userInfo)."""
+        out: dict[str, Any] = {"username": self.name} if self.name else {}
+        if self.uid:
+            out["uid"] = self.uid
+        if self.groups:
+            out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = {key: list(values) for key, values in self.extra.items()}
+        return out
+
 
 ANONYMOUS = UserInfo("system:anonymous", groups=("system:unauthenticated",))
 

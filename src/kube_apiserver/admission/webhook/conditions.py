@@ -15,16 +15,8 @@ VARIABLES = ("object", "oldObject", "request", "authorizer")
 
 
 def user_info(attrs: Attributes) -> Object:
-    """authenticationv1.UserInfo as JSON (omitempty fields left out)."""
-    user = attrs.user
-    info: Object = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return info
+    """authenticationv1.UserInfo as JSON (username always present, as AdmissionReview writes it)."""
+    return {"username": attrs.user.name, **attrs.user.to_json()}
 
 
 OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}

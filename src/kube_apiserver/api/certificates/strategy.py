@@ -40,15 +40,7 @@ def record_requestor(ctx: Context, spec: Object) -> None:
     """The requesting user replaces whatever identity the client sent."""
     for key in ("username", "uid", "groups", "extra"):
         spec.pop(key, None)
-    user = ctx.user
-    if user.name:
-        spec["username"] = user.name
-    if user.uid:
-        spec["uid"] = user.uid
-    if user.groups:
-        spec["groups"] = list(user.groups)
-    if user.extra:
-        spec["extra"] = {k: list(v) for k, v in user.extra.items()}
+    spec.update(ctx.user.to_json())
 
 
 def populate_timestamps(conditions: list[Object], old_conditions: list[Object]) -> None:

@@ -11,6 +11,7 @@ import copy
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.equality import semantic
 from ...authorization.authorizer import ALLOW, SYSTEM_MASTERS, Attributes, Authorizer
 from ...registry.context import Context
 from ...registry.rest import UpdatedObjectInfo
@@ -30,13 +31,6 @@ def escalation_allowed(ctx: Context) -> bool:
     return SYSTEM_MASTERS in ctx.user.groups
 
 
-def _semantic(value: Any) -> Any:
-    """Go's semantic equality treats an empty slice or map like an absent one."""
-    if isinstance(value, dict):
-        return {k: _semantic(v) for k, v in value.items() if v not in (None, [], {})}
-    if isinstance(value, list):
-        return [_semantic(v) for v in value]
-    return value
 
 
 def only_mutating_gc_fields(obj: Object, old: Object | None) -> bool:
@@ -49,7 +43,7 @@ def only_mutating_gc_fields(obj: Object, old: Object | None) -> bool:
         meta.pop(key, None)
         if key in old_meta:
             meta[key] = old_meta[key]
-    return _semantic(copied) == _semantic(old)
+    return semantic(copied) == semantic(old)
 
 
 def _has_aggregation_rule(role: Object | None) -> bool:
