@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from conftest import Server
 from kube_apiserver.apimachinery.protobuf import bytes_field, varint_field
 
 NET = "/apis/networking.k8s.io/v1"
@@ -337,3 +338,15 @@ INVALID = [
 @pytest.mark.parametrize(("path", "body", "expected"), [case[1:] for case in INVALID], ids=[c[0] for c in INVALID])
 def test_invalid_objects_are_rejected_exactly(server, path, body, expected):
     assert causes(server, "POST", path, body) == expected
+
+
+def test_default_ingress_class_is_an_admission_plugin(tmp_path):
+    """--disable-admission-plugins=DefaultIngressClass leaves class-less ingresses alone."""
+    srv = Server(str(tmp_path), ["--disable-admission-plugins=DefaultIngressClass"]).start()
+    try:
+        marked = obj("IngressClass", "only-default", {"controller": "example.com/a"}, metadata={
+            "name": "only-default", "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}})
+        created(srv, CLASSES, marked)
+        assert "ingressClassName" not in created(srv, ING, ingress("ing-plain", path_rule()))["spec"]
+    finally:
+        srv.stop()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..admission.certificates import CertificateApproval, CertificateSigning, CertificateSubjectRestriction
+from ..admission.default_ingress_class import DefaultIngressClass
 from ..admission.default_storage_class import DefaultStorageClass
 from ..admission.default_toleration_seconds import DefaultTolerationSeconds
 from ..admission.interfaces import Chain
@@ -53,6 +54,7 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
     storage_classes = NamespacedLister("storageclasses", "storage.k8s.io")
     pods, priority_classes = NamespacedLister("pods"), NamespacedLister("priorityclasses", "scheduling.k8s.io")
     runtime_classes = NamespacedLister("runtimeclasses", "node.k8s.io")
+    ingress_classes = NamespacedLister("ingressclasses", "networking.k8s.io")
     factories: dict[str, Callable[[], Any]] = {
         "NamespaceLifecycle": lambda: NamespaceLifecycle(get_namespace),
         "LimitRanger": lambda: LimitRanger(limit_ranges),
@@ -65,6 +67,7 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
         "StorageObjectInUseProtection": StorageObjectInUseProtection,
         "PersistentVolumeClaimResize": lambda: PersistentVolumeClaimResize(storage_classes),
         "RuntimeClass": lambda: RuntimeClass(runtime_classes),
+        "DefaultIngressClass": lambda: DefaultIngressClass(ingress_classes),
         "MutatingAdmissionWebhook": lambda: MutatingAdmissionWebhook(get_namespace),
         "ValidatingAdmissionPolicy": lambda: ValidatingAdmissionPolicy(get_namespace, authorizer),
         "ValidatingAdmissionWebhook": lambda: ValidatingAdmissionWebhook(get_namespace),
@@ -76,7 +79,7 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
     if get_object is not None:  # the service accounts pods run as, read from storage
         factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
     plugins = [factories[name]() for name in names if name in factories]
-    listers = [quotas, limit_ranges, storage_classes, pods, priority_classes, runtime_classes]
+    listers = [quotas, limit_ranges, storage_classes, pods, priority_classes, runtime_classes, ingress_classes]
     # The webhook and policy plugins read configurations, namespaces and services from the registry too.
     listers += [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook
                                                  | ValidatingAdmissionPolicy)]

@@ -11,6 +11,6 @@ from .common import GROUP
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:
     classes = ingressclass.new_store(storage)
-    rest = {**networkpolicy.new_rest(storage), **ingress.new_rest(storage, classes), "ingressclasses": classes,
+    rest = {**networkpolicy.new_rest(storage), **ingress.new_rest(storage), "ingressclasses": classes,
             **ip_address.new_rest(storage), **service_cidr.new_rest(storage)}
     return APIGroupInfo(GROUP, {"v1": rest})

@@ -1,5 +1,5 @@
-"""ingresses and ingresses/status (pkg/registry/networking/ingress), with the DefaultIngressClass
-admission plugin: an Ingress created without a class gets the default IngressClass.
+"""ingresses and ingresses/status (pkg/registry/networking/ingress); an Ingress created without a
+class gets the default IngressClass from the DefaultIngressClass admission plugin.
 
 Spec changes bump metadata.generation; status is written only through /status, which validates the
 load balancer status alone (ValidateIngressStatusUpdate)."""
@@ -18,7 +18,6 @@ from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
 from . import ingress_validation as checks
 from .common import GROUP, NetworkingStrategy, child, items, omit_empty
-from .ingressclass import default_class_name
 
 Object = dict[str, Any]
 INFO = ResourceInfo(GROUP, "v1", "ingresses", "Ingress", "ingress", True, short_names=("ing",))
@@ -127,28 +126,6 @@ class IngressStatusStrategy(SubresourceStrategy):
         self.parent.canonicalize(obj)
 
 
-class IngressStore(Store):
-    """Creates run the DefaultIngressClass admission plugin first."""
-
-    def __init__(self, storage: StorageFactory, classes: Store):
-        super().__init__(INFO, IngressStrategy(INFO), storage, "/registry/ingress", TABLE)
-        self.classes = classes
-
-    async def create(self, ctx: Context, obj: Object, create_validation: Any = None,
-                     options: dict[str, Any] | None = None) -> Object:
-        await self._default_class(ctx, obj)
-        return await super().create(ctx, obj, create_validation, options)
-
-    async def _default_class(self, ctx: Context, obj: Object) -> None:
-        spec = child(obj, "spec")
-        annotations = (obj.get("metadata") or {}).get("annotations") or {}
-        if spec.get("ingressClassName") is not None or checks.CLASS_ANNOTATION in annotations:
-            return
-        class_name = await default_class_name(self.classes, ctx)
-        if class_name is not None:
-            spec["ingressClassName"] = class_name
-
-
 def status_rest(store: Store) -> StatusREST:
     return StatusREST(store, strategy=IngressStatusStrategy(store.strategy))
 
@@ -210,6 +187,6 @@ IngressPortStatus: port=1:int32 protocol=2:string error=3:string?
 protobuf.register_kind(f"{GROUP}/v1", "Ingress")
 
 
-def new_rest(storage: StorageFactory, classes: Store) -> dict[str, Any]:
-    store = IngressStore(storage, classes)
+def new_rest(storage: StorageFactory) -> dict[str, Any]:
+    store = Store(INFO, IngressStrategy(INFO), storage, "/registry/ingress", TABLE)
     return {"ingresses": store, "ingresses/status": status_rest(store)}

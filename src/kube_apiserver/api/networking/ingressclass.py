@@ -7,7 +7,6 @@ from typing import Any
 
 from ...apimachinery import field, protobuf, validation
 from ...registry.context import Context
-from ...registry.options import ListQuery
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.table import AGE, NAME, TableConvertor, age, name
@@ -87,14 +86,6 @@ class IngressClassStrategy(NetworkingStrategy):
 
 def is_default_class(obj: Object) -> bool:
     return ((obj.get("metadata") or {}).get("annotations") or {}).get(DEFAULT_CLASS_ANNOTATION) == "true"
-
-
-async def default_class_name(classes: Store, ctx: Context) -> str | None:
-    """getDefaultClass: of the classes marked default, the newest (then the first by name)."""
-    listed = await classes.list(Context(user=ctx.user), ListQuery())
-    defaults = sorted((c for c in listed["items"] if is_default_class(c)), key=name)
-    defaults.sort(key=lambda c: c["metadata"].get("creationTimestamp") or "", reverse=True)
-    return name(defaults[0]) if defaults else None
 
 
 def _parameters(spec: Object) -> str:
