@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from cryptography import x509
 
+from conftest import wait_for
 from httpsserver import serving_files
 from kube_apiserver.admission.interfaces import Attributes
 
@@ -536,3 +537,37 @@ def test_scale_subresource_is_matched_as_served(server, registry, hooks):
     assert request["subResource"] == "scale" and request["requestSubResource"] == "scale"
     assert request["kind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
     assert request["object"]["kind"] == "Scale" and request["object"]["spec"]["replicas"] == replicas
+
+
+def test_mutating_webhook_on_custom_resources_is_followed_by_their_schema(server, registry, hooks):
+    """A webhook's patch of a custom resource is pruned and defaulted by the CRD's schema again."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gizmos.hooks.example.com"},
+           "spec": {"group": "hooks.example.com", "scope": "Namespaced",
+                    "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                        "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                            "size": {"type": "string", "default": "small"}}}}}}}]}}
+    assert server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status == 201
+    ns = registry.namespace()
+    path = f"/apis/hooks.example.com/v1/namespaces/{ns}/gizmos"
+    wait_for(lambda: server.request("GET", path).status == 200)
+    hooks.behaviours["/strip"] = lambda r: patch({"op": "remove", "path": "/spec/size"},
+                                                 {"op": "add", "path": "/spec/extra", "value": "x"})
+    rule = {"operations": ["CREATE"], "apiGroups": ["hooks.example.com"], "apiVersions": ["v1"],
+            "resources": ["gizmos"]}
+    registry.configure(True, "strip-cfg", registry.webhook("strip.example.com", "/strip", rules=[rule],
+                                                           **scoped(registry, ns)))
+
+    def gizmo(name: str) -> dict:
+        return {"apiVersion": "hooks.example.com/v1", "kind": "Gizmo", "metadata": {"name": name},
+                "spec": {"size": "large"}}
+
+    def called() -> bool:
+        server.request("POST", f"{path}?dryRun=All", gizmo(f"marker-{uuid.uuid4().hex[:6]}"))
+        return bool(hooks.received.get("/strip"))
+
+    wait_for(called, timeout=10)
+    created = server.request("POST", path, gizmo("g1"))
+    assert created.status == 201, created.body
+    assert created.json()["spec"] == {"size": "small"}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,10 +40,14 @@ class AdmissionPlugins:
     listers: list[Any] = field(default_factory=list)
 
     def bind(self, group_versions: RouteTable, custom_resources: RouteTable | None = None) -> None:
-        """`custom_resources`: the apiextensions server's routes (policy params may be custom resources)."""
+        """`custom_resources`: the apiextensions server's routes (policy params may be custom resources;
+        webhooks re-default and match equivalent versions of custom resources too)."""
+        every = ChainMap(group_versions, custom_resources or {})
         for lister in self.listers:
             if isinstance(lister, ValidatingAdmissionPolicy):
                 lister.bind(group_versions, custom_resources)
+            elif isinstance(lister, MutatingAdmissionWebhook | ValidatingAdmissionWebhook):
+                lister.bind(every)  # type: ignore[arg-type]
             else:
                 lister.bind(group_versions)
 

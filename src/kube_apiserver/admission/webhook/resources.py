@@ -37,6 +37,7 @@ class ResourceMapper:
         self.group_versions: RouteTable = {}
         self._by_identity: dict[tuple[str, str], list[GVR]] | None = None
         self._by_kind_version: dict[tuple[str, str, str, str], GVR] = {}
+        self._indexed: tuple[Any, ...] = ()
 
     def bind(self, group_versions: RouteTable) -> None:
         self.group_versions = group_versions
@@ -48,6 +49,10 @@ class ResourceMapper:
         return route.scope.storage if route is not None else None
 
     def _index(self) -> dict[tuple[str, str], list[GVR]]:
+        # Custom resources come and go: the index follows the routes it was built from.
+        current = tuple((gv, id(routes)) for gv, routes in self.group_versions.items())
+        if current != self._indexed:
+            self._by_identity, self._indexed = None, current
         if self._by_identity is None:
             self._by_identity, self._by_kind_version = {}, {}
             for (group, version), routes in self.group_versions.items():
