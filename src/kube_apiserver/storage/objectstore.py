@@ -167,6 +167,8 @@ class ObjectStore:
                 raise TooLargeResourceVersionError(err.requested, err.current) from None
             revision = page.revision
             for kv in page.kvs:
+                if limit and len(items) >= limit:  # a later page filled up what filtering left short
+                    return items, kv.key, revision
                 obj = decode(kv.value, kv.mod_revision)
                 if predicate is None or predicate(obj):
                     items.append(obj)

@@ -112,6 +112,20 @@ async def test_list_with_predicate_fills_limit(store, kv):
 
 
 @run
+async def test_list_with_predicate_never_exceeds_limit(store, kv):
+    """A page read after filtering left the first short stops at the limit; the next page resumes there."""
+    await store.create("/r/x/00", cm("00", "skip"))
+    for i in range(1, 10):
+        await store.create(f"/r/x/{i:02d}", cm(f"{i:02d}", "keep"))
+    keep = lambda o: o["data"]["k"] == "keep"  # noqa: E731
+    first = await store.get_list("/r/x/", ListOptions(limit=2, predicate=keep, predicate_empty=False))
+    assert [o["metadata"]["name"] for o in first.items] == ["01", "02"]
+    second = await store.get_list("/r/x/", ListOptions(limit=2, predicate=keep, predicate_empty=False,
+                                                       continue_token=first.continue_token))
+    assert [o["metadata"]["name"] for o in second.items] == ["03", "04"]
+
+
+@run
 async def test_too_large_resource_version(store, kv):
     await store.create("/r/a", cm("a"))
     with pytest.raises(TooLargeResourceVersionError):
