@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from conftest import wait_for
+
 pytestmark = pytest.mark.usefixtures("kubectl_available")
 
 
@@ -75,3 +77,22 @@ def test_namespace_waits_for_finalizers_and_says_so(server):
     while time.time() < deadline and server.request("GET", "/api/v1/namespaces/stuck").status != 404:
         time.sleep(0.1)
     assert server.request("GET", "/api/v1/namespaces/stuck").status == 404
+
+
+def test_root_ca_cert_publisher_keeps_kube_root_ca_in_every_namespace(server):
+    """kube-root-ca.crt holds the CA the admin kubeconfig trusts, in new namespaces too, and comes back."""
+    with open(server.ca_file) as f:
+        ca = f.read()
+    assert server.request("POST", "/api/v1/namespaces", {"metadata": {"name": "rootca"}}).status == 201
+    path = "/api/v1/namespaces/rootca/configmaps/kube-root-ca.crt"
+    published = wait_for(lambda: server.request("GET", path).json() if server.request("GET", path).status == 200
+                         else None, timeout=10)
+    assert published["data"] == {"ca.crt": ca}
+    assert published["metadata"]["annotations"]["kubernetes.io/description"].startswith("Contains a CA bundle")
+    assert server.request("DELETE", path).status == 200
+    wait_for(lambda: server.request("GET", path).status == 200, timeout=10)
+    changed = server.request("PATCH", path, {"data": {"ca.crt": "tampered"}},
+                             {"Content-Type": "application/merge-patch+json"})
+    assert changed.status == 200
+    wait_for(lambda: server.request("GET", path).json()["data"] == {"ca.crt": ca}, timeout=10)
+    assert server.request("GET", "/api/v1/namespaces/default/configmaps/kube-root-ca.crt").status == 200

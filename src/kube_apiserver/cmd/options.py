@@ -24,6 +24,7 @@ from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
+from kube_apiserver.server.options.audit import AuditOptions
 from kube_apiserver.server.options.authentication import BuiltInAuthenticationOptions
 from kube_apiserver.server.options.authorization import BuiltInAuthorizationOptions
 from kube_apiserver.server.options.etcd import EtcdOptions
@@ -49,6 +50,7 @@ class ServerRunOptions:
     generic: GenericServerRunOptions = field(default_factory=GenericServerRunOptions)
     etcd: EtcdOptions = field(default_factory=EtcdOptions)
     secure_serving: SecureServingOptions = field(default_factory=SecureServingOptions)
+    audit: AuditOptions = field(default_factory=AuditOptions)
     features: FeatureOptions = field(default_factory=FeatureOptions)
     authentication: BuiltInAuthenticationOptions = field(default_factory=BuiltInAuthenticationOptions)
     authorization: BuiltInAuthorizationOptions = field(default_factory=BuiltInAuthorizationOptions)
@@ -75,7 +77,7 @@ class ServerRunOptions:
         self.features.add_feature_gates_flag(fss.flag_set("generic"))
         self.etcd.add_flags(fss.flag_set("etcd"))
         self.secure_serving.add_flags(fss.flag_set("secure serving"))
-        fss.flag_set("auditing")
+        self.audit.add_flags(fss.flag_set("auditing"))
         self.features.add_flags(fss.flag_set("features"))
         self.authentication.add_flags(fss.flag_set("authentication"))
         self.authorization.add_flags(fss.flag_set("authorization"))
@@ -101,7 +103,7 @@ class ServerRunOptions:
             "controllers",
             "Embedded kube-controller-manager controllers to run (not a kube-apiserver flag). '*' enables all "
             "on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller "
-            "named 'foo'. All controllers: clusterrole-aggregation, garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, serviceaccount. Disabled-by-default "
+            "named 'foo'. All controllers: clusterrole-aggregation, garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, root-ca-cert-publisher, serviceaccount. Disabled-by-default "
             "controllers: none.",
         )
         fs.bool_var(

@@ -120,6 +120,10 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         external_address=f"{host}:{opts.secure_port}",
         schemas=SchemaSource(schemas.definitions, schemas.schema_name),
     )
+    try:
+        opts.audit.apply_to(generic)
+    except ValueError as err:
+        raise SystemExit(f"Error: {err}") from None
     compactor = Compactor(kv, opts.etcd.compaction_interval)
     compactor.start()
     leases = Periodic("lease expiry", LEASE_CHECK_SECONDS, kv.expire_leases)
@@ -131,11 +135,19 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
                                 client_ca_file=opts.authentication.client_ca_file)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
-                        opts.service_node_port_range, serving, service_accounts, token_reviewer)
+                        opts.service_node_port_range, serving, service_accounts, token_reviewer,
+                        _read_text(opts.ca_file))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission)
 
 
 LEASE_CHECK_SECONDS = 1.0
+
+
+def _read_text(path: str) -> str:
+    if not path:
+        return ""
+    with open(path) as f:
+        return f.read()
 
 
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:

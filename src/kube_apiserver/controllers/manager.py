@@ -12,12 +12,13 @@ from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .namespace import NamespaceController
 from .resourcequota import ResourceQuotaController
+from .rootcacertpublisher import RootCACertPublisher
 from .serviceaccount import ServiceAccountsController
 from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
 DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection",
-                       "pv-protection", "clusterrole-aggregation")
+                       "pv-protection", "clusterrole-aggregation", "root-ca-cert-publisher")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
@@ -51,9 +52,12 @@ def _find(resources: list[Resource], resource: str) -> Any:
 
 
 class ControllerManager:
-    def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]]):
+    def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]],
+                 root_ca: str = ""):
+        """`root_ca`: the CA bundle root-ca-cert-publisher publishes (KCM's --root-ca-file)."""
         self.names = names
         self.group_versions = group_versions
+        self.root_ca = root_ca
         self.running: list[Any] = []
 
     async def start(self) -> None:
@@ -79,6 +83,9 @@ class ControllerManager:
         if enabled(self.names, "pv-protection") and volumes is not None:
             self.running.append(PVProtectionController(volumes))
         self._add_clusterrole_aggregation(resources)
+        configmaps = _find(resources, "configmaps")
+        if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
+            self.running.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
         for controller in self.running:
             await controller.start()
             log.info("Started %s controller", controller.name)

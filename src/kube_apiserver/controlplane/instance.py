@@ -41,6 +41,8 @@ class ExtraConfig:
     service_accounts: TokenConfig | None = None
     # What TokenReview asks (the server's own token authenticators).
     token_reviewer: TokenReviewer | None = None
+    # The CA bundle that verifies this server, published in every namespace as kube-root-ca.crt.
+    root_ca: str = ""
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -79,7 +81,8 @@ class Instance:
             extra.api_server_service_ip, extra.advertise_address, extra.public_port))
         self.generic_api_server.add_post_start_hook("bootstrap-controller", kubernetes.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-bootstrap-controller", kubernetes.stop)
-        controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions)
+        controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
+                                        extra.root_ca)
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
 

@@ -1,0 +1,97 @@
+"""The root-ca-cert-publisher controller (pkg/controller/certificates/rootcacertpublisher): every active
+namespace has a ConfigMap `kube-root-ca.crt` holding the cluster's CA bundle (`ca.crt`), which the
+kube-api-access projected volume of every pod mounts; it is put back when deleted or changed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ..apimachinery import errors
+from ..registry.rest import UpdatedObjectInfo
+from .informer import Informer, InformerController, Resource
+
+log = logging.getLogger("kube_apiserver.controllers")
+Object = dict[str, Any]
+NAME = "kube-root-ca.crt"
+DATA_KEY = "ca.crt"
+DESCRIPTION_ANNOTATION = "kubernetes.io/description"
+DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserver when using internal "
+               "endpoints such as the internal service IP or kubernetes.default.svc. No other usage is "
+               "guaranteed across distributions of Kubernetes clusters.")
+RETRY_SECONDS = 1.0
+
+
+class RootCACertPublisher(InformerController):
+    name = "root-ca-cert-publisher"
+
+    def __init__(self, namespaces: Resource, configmaps: Resource, ca_bundle: str):
+        self.namespaces = namespaces
+        self.configmaps = configmaps
+        self.ca_bundle = ca_bundle
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.informers = [Informer(namespaces, self._namespace_changed),
+                          Informer(configmaps, self._configmap_changed)]
+
+    async def _namespace_changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        if event_type != "DELETED":
+            self.queue.put_nowait(obj["metadata"]["name"])
+
+    async def _configmap_changed(self, resource: Resource, event_type: str, obj: Object) -> None:
+        meta = obj["metadata"]
+        if meta.get("name") == NAME and (event_type == "DELETED" or (obj.get("data") or {}).get(DATA_KEY)
+                                         != self.ca_bundle):
+            self.queue.put_nowait(meta.get("namespace", ""))
+
+    async def _work(self) -> None:
+        while True:
+            namespace = await self.queue.get()
+            try:
+                await self._sync(namespace)
+            except Exception as err:  # noqa: BLE001 - retried shortly
+                log.info("root-ca-cert-publisher: %s: %s", namespace, err)
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, namespace)
+
+    async def _sync(self, namespace: str) -> None:
+        """syncNamespace: create the ConfigMap, or put its data back; nothing in a namespace being deleted."""
+        try:
+            ns = await self.namespaces.store.get(self.namespaces.context(), namespace)
+        except errors.StatusError as err:
+            if err.code == 404:
+                return
+            raise
+        if (ns.get("status") or {}).get("phase") != "Active" or ns["metadata"].get("deletionTimestamp"):
+            return
+        ctx = self.configmaps.context(namespace)
+        try:
+            current = await self.configmaps.store.get(ctx, NAME)
+        except errors.StatusError as err:
+            if err.code != 404:
+                raise
+            await self._create(namespace)
+            return
+        if current.get("data") == {DATA_KEY: self.ca_bundle}:
+            return
+        await self._repair(namespace, current)
+
+    async def _create(self, namespace: str) -> None:
+        configmap = {"apiVersion": "v1", "kind": "ConfigMap",
+                     "metadata": {"name": NAME, "namespace": namespace,
+                                  "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION}},
+                     "data": {DATA_KEY: self.ca_bundle}}
+        try:
+            await self.configmaps.store.create(self.configmaps.context(namespace), configmap)
+        except errors.StatusError as err:
+            if err.code not in (409, 403):  # 403: the namespace began terminating meanwhile
+                raise
+
+    async def _repair(self, namespace: str, current: Object) -> None:
+        async def fix(ctx: Any, old: Object | None) -> Object:
+            obj = dict(old or current)
+            obj["data"] = {DATA_KEY: self.ca_bundle}
+            meta = obj["metadata"] = dict(obj["metadata"])
+            meta["annotations"] = {**(meta.get("annotations") or {}), DESCRIPTION_ANNOTATION: DESCRIPTION}
+            return obj
+
+        await self.configmaps.store.update(self.configmaps.context(namespace), NAME, UpdatedObjectInfo(NAME, fix))
