@@ -30,6 +30,13 @@ class Attributes:
     options: Object = field(default_factory=dict)
     # Warnings for the client (warning.AddWarning): the request's list, returned as Warning headers.
     warnings: list[str] = field(default_factory=list)
+    # The request's audit context (audit/event.py) when it is audited, else None.
+    audit: Any = None
+
+    def add_audit_annotation(self, key: str, value: str) -> None:
+        """AddAnnotation: recorded on the request's audit event, if it has one."""
+        if self.audit is not None:
+            self.audit.add_annotation(key, value)
 
 
 def forbidden(attrs: Attributes, why: str) -> errors.StatusError:

@@ -16,6 +16,7 @@ from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip
 from kube_apiserver.controllers.manager import unknown_controllers
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
+from kube_apiserver.server.options.audit import AuditOptions
 from kube_apiserver.server.options.authentication import BuiltInAuthenticationOptions
 from kube_apiserver.server.options.authorization import BuiltInAuthorizationOptions
 from kube_apiserver.server.options.etcd import EtcdOptions
@@ -46,6 +47,7 @@ class CompletedOptions:
     service_node_port_range: PortRange
     service_ip_ranges: ServiceIPRanges
     completion_errors: list[str] = field(default_factory=list)
+    audit: AuditOptions = field(default_factory=AuditOptions)
 
     # Shortcuts to the values the server needs most.
     @property
@@ -102,6 +104,7 @@ class CompletedOptions:
         errors += self.generic.validate()
         errors += self.etcd.validate()
         errors += self.secure_serving.validate()
+        errors += self.audit.validate()
         errors += self.authentication.validate()
         errors += self.authorization.validate()
         errors += self.admission.validate()
@@ -174,6 +177,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         service_node_port_range=s.service_node_port_range,
         service_ip_ranges=ranges,
         completion_errors=list(ranges.errors),
+        audit=s.audit,
     )
     _maybe_generate_certs(completed)
     _maybe_generate_service_account_key(completed)

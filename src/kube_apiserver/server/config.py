@@ -15,10 +15,17 @@ from ..authorization.authorizer import Authorizer
 from ..endpoints.discovery import DiscoveryManager
 from ..endpoints.http import Handler
 from ..endpoints.openapi import OpenAPIService
-from .filters.audit import AuditBackend, with_audit
+from .filters.audit import (
+    AuditBackend,
+    PolicyRuleEvaluator,
+    with_audit,
+    with_audit_init,
+    with_failed_authentication_audit,
+)
 from .filters.authentication import with_authentication
 from .filters.authorization import with_authorization
 from .filters.httplog import with_httplog
+from .filters.impersonation import with_impersonation
 from .filters.recovery import with_panic_recovery
 from .filters.requestinfo import with_request_info
 from .filters.timeout import with_timeout
@@ -48,6 +55,7 @@ class Config:
     version: dict[str, str] = field(default_factory=dict)
     external_address: str = ""
     audit_backend: AuditBackend | None = None
+    audit_policy: PolicyRuleEvaluator | None = None  # with no policy nothing is audited, as upstream
     discovery: DiscoveryManager = field(default_factory=DiscoveryManager)
     schemas: SchemaSource = NO_SCHEMAS
     openapi: OpenAPIService = field(default_factory=OpenAPIService)
@@ -78,13 +86,16 @@ class CompletedConfig:
 
 
 def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
-    """Innermost first; a request meets them in the reverse order: recovery, request info, httplog,
-    metrics, timeout, authentication, audit, authorization, then the director."""
+    """Innermost first; a request meets them in the reverse order: audit init, recovery, request info,
+    httplog, metrics, timeout, authentication (its failures audited), audit, impersonation, authorization,
+    then the director."""
     handler = with_authorization(api_handler, c.authorizer)
-    handler = with_audit(handler, c.audit_backend)
+    handler = with_impersonation(handler, c.authorizer)
+    handler = with_audit(handler, c.audit_backend, c.audit_policy)
     handler = with_authentication(handler, c.authenticator)
+    handler = with_failed_authentication_audit(handler, c.audit_backend, c.audit_policy)
     handler = with_timeout(handler, c.request_timeout)
     handler = with_metrics(handler, c.metrics)
     handler = with_httplog(handler)
     handler = with_request_info(handler)
-    return with_panic_recovery(handler)
+    return with_audit_init(with_panic_recovery(handler))

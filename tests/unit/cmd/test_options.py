@@ -198,6 +198,7 @@ def test_help_layout(capsys):
         "Generic flags:",
         "Etcd flags:",
         "Secure serving flags:",
+        "Auditing flags:",
         "Features flags:",
         "Authentication flags:",
         "Authorization flags:",

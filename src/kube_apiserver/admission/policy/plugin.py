@@ -1,7 +1,7 @@
 """The ValidatingAdmissionPolicy admission plugin (k8s.io/apiserver/pkg/admission/plugin/policy/validating
 plugin.go and dispatcher.go, over policy/generic): every bound policy whose matchConstraints, binding
 matchResources and matchConditions take the request is evaluated for each of the binding's params; a
-failed validation denies, warns or (no audit backend here) is only counted, as the binding's
+failed validation denies, warns or (Audit) is only counted, as the binding's
 validationActions say. The first denial is the request's error."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..webhook.rules import GROUP, Request, request_of
 from .inputs import Scope, authorizer_value, cel_request, namespace_object, param_with_type, with_type
 from .params import ParamError, ParamResolver, ParamSource, collect_params, parse_group_version
 from .source import PolicyHook, PolicySource
-from .validator import ANNOTATION_ERROR, DENY, ValidateResult, reason_to_code, validate
+from .validator import ANNOTATION_ERROR, DENY, PUBLISH, ValidateResult, reason_to_code, validate
 
 Object = dict[str, Any]
 PLUGIN_NAME = "ValidatingAdmissionPolicy"
@@ -179,11 +179,12 @@ class Dispatch:
                 elif action == "Warn":
                     add_warnings(self.attrs, [f"Validation failed for ValidatingAdmissionPolicy '{policy}' "
                                               f"with binding '{binding}': {decision.message}"])
-                # Audit: the validation_failure audit annotation; there is no audit backend to record it
+                # Audit: upstream's validation_failure audit annotation is not written yet
         for annotation in result.audit_annotations:
             if annotation.action == ANNOTATION_ERROR:  # a failed valueExpression denies (failurePolicy Fail)
                 self.denials.append(Denial(policy, binding, annotation.error))
-            # published annotations would go to the audit event; there is none to carry them
+            elif annotation.action == PUBLISH:
+                self.attrs.add_audit_annotation(f"{policy}/{annotation.key}", annotation.value)
 
     def _base(self, obj: Object | None, old: Object | None, param: Object | None) -> Object:
         base: Object = {"object": obj, "oldObject": old, "params": param}

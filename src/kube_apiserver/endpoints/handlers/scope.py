@@ -67,7 +67,7 @@ class RequestScope:
             options = operation_options(req, OPTIONS_KINDS[operation])
         return Attributes(operation, self.info.group, self.info.version, self.info.kind, self.info.resource,
                           self.info.subresource, ctx.namespace, name, obj, old, ctx.user, ctx.dry_run,
-                          options=options or {}, warnings=ctx.warnings)
+                          options=options or {}, warnings=ctx.warnings, audit=req.values.get("audit"))
 
 
 OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions"}

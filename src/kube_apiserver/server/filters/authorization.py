@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...apimachinery import errors
 from ...authorization.authorizer import ALLOW, Attributes, Authorizer
 from ...endpoints.http import Handler, Request, Response
+from .audit import annotate_authorization
 
 
 def attributes_of(req: Request) -> Attributes:
@@ -27,6 +28,7 @@ def with_authorization(handler: Handler, authorizer: Authorizer) -> Handler:
     async def authorizing(req: Request) -> Response:
         attrs = attributes_of(req)
         decision, reason = await authorizer.authorize(attrs)
+        annotate_authorization(req, decision == ALLOW, reason)
         if decision == ALLOW:
             return await handler(req)
         message = forbidden_message(attrs) + (f": {reason}" if reason else "")
