@@ -33,7 +33,9 @@ class Request:
     @property
     def query(self) -> dict[str, list[str]]:
         if self._query is None:
-            self._query = parse_qs(self.query_string.decode("latin-1"), keep_blank_values=True)
+            # Most requests have no query: skip parse_qs (and its decode) for those.
+            self._query = parse_qs(self.query_string.decode("latin-1"), keep_blank_values=True) \
+                if self.query_string else {}
         return self._query
 
     def param(self, name: str, default: str = "") -> str:

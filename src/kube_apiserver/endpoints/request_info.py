@@ -41,7 +41,8 @@ def _is_watch(query: dict[str, list[str]]) -> bool:
 
 def new_request_info(method: str, path: str, query: dict[str, list[str]]) -> RequestInfo:
     info = RequestInfo(path=path, verb=method.lower())
-    parts = [p for p in path.strip("/").split("/")] if path.strip("/") else []
+    trimmed = path.strip("/")
+    parts = trimmed.split("/") if trimmed else []
     if len(parts) < 3 or parts[0] not in API_PREFIXES:
         return info
     info.api_prefix, parts = parts[0], parts[1:]

@@ -20,6 +20,8 @@ GENERATE_NAME_RETRIES = 8
 
 
 def path_segment_errors(name: str) -> list[str]:
+    if "/" not in name and "%" not in name and name not in (".", ".."):
+        return []  # every valid name: no list built
     if name in (".", ".."):
         return [f"may not be '{name}'"]
     return [f"may not contain '{c}'" for c in ("/", "%") if c in name]

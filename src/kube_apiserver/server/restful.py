@@ -29,11 +29,19 @@ class APIContainer:
 
     def claims(self, path: str) -> bool:
         """The director's rule: /apis only exactly, any other root on a path boundary."""
+        roots = self.root_paths
         if path in ("/apis", "/apis/"):
-            return "/apis" in self.root_paths
-        for root in self.root_paths:
-            if root != "/apis" and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+            return "/apis" in roots
+        # Every root is /api[/<v>], /apis/<g>[/<v>] (or /apis): a set lookup of the path's first three
+        # segments on their boundaries, not a scan of every installed group version.
+        end = 0
+        for _ in range(3):
+            end = path.find("/", end + 1)
+            prefix = path if end < 0 else path[:end]
+            if prefix in roots and prefix != "/apis":
                 return True
+            if end < 0:
+                return False
         return False
 
     async def dispatch(self, req: Request) -> Response:

@@ -95,13 +95,15 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     sock = info.listen()
     port = sock.getsockname()[1]
     app = ASGIApp(handler)
+    # proxy_headers=False: the client address is the peer's, as Go's http.Request.RemoteAddr (uvicorn would
+    # otherwise take X-Forwarded-For from loopback clients, and run a middleware on every request for it).
     # ws="none": upgrades are answered as plain HTTP requests, as they are when neither websockets nor
     # wsproto is installed (neither is a dependency); "auto" would import whichever is (~0.1 s).
     config = uvicorn.Config(app, http="httptools", ws="none", lifespan="off", log_config=None,
                             access_log=False, ssl_certfile=info.cert_file, ssl_keyfile=info.key_file,
                             timeout_keep_alive=KEEP_ALIVE_SECONDS,
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
-                            date_header=True)
+                            date_header=True, proxy_headers=False)
     if info.client_ca_file:
         config.http = _TLSScopeProtocol
         config.ssl_ca_certs = info.client_ca_file

@@ -56,7 +56,10 @@ def warning_headers(req: Request) -> list[tuple[str, str]]:
     """The request's warnings as the warning recorder (filters.WithWarningRecorder) writes them: each text
     once, in order. Once they pass 4096 characters in all, those so far are cut to 256 characters each, and
     of the rest (cut too) only those that come while fewer than 4096 are written."""
-    texts = list(dict.fromkeys(w for w in req.values.get("warnings", ()) if w))
+    warnings = req.values.get("warnings")
+    if not warnings:
+        return []  # the usual case: nothing to dedupe or measure
+    texts = list(dict.fromkeys(w for w in warnings if w))
     total, overflow = 0, None
     for index, text in enumerate(texts):
         total += len(text)
