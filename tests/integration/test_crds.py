@@ -146,7 +146,11 @@ def test_scale_subresource_and_kubectl_scale(widgets):
     assert scale["kind"] == "Scale" and scale["spec"] == {"replicas": 2}
     assert scale["status"]["selector"] == "app=w"
     widgets.kubectl("scale", "widget", "w-scale", "--replicas=5")
-    assert widgets.request("GET", f"{WIDGETS}/w-scale").json()["spec"]["replicas"] == 5
+    scaled = widgets.request("GET", f"{WIDGETS}/w-scale").json()
+    assert scaled["spec"]["replicas"] == 5
+    # The Scale writer owns the CRD's replicas path, recorded in the custom resource's version.
+    entry = next(e for e in scaled["metadata"]["managedFields"] if e.get("subresource") == "scale")
+    assert entry["apiVersion"] == "example.com/v1" and entry["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
 
 
 def test_field_selectors_on_selectable_fields(widgets):
