@@ -95,10 +95,30 @@ class Informer:
             log.info("%s %s: %s", self.resource.resource, obj["metadata"].get("name"), err.message)
 
 
-class InformerController:
-    """A controller made of informers feeding a queue, and one worker draining it (subclasses: _work)."""
+RETRY_SECONDS = 1.0
 
+
+async def active_namespace(namespaces: Resource, name: str) -> Object | None:
+    """The namespace, when it exists and is Active (not being deleted): where controllers may create."""
+    try:
+        ns = await namespaces.store.get(namespaces.context(), name)
+    except errors.StatusError as err:
+        if err.code == 404:
+            return None
+        raise
+    if (ns.get("status") or {}).get("phase") != "Active" or ns["metadata"].get("deletionTimestamp"):
+        return None
+    return ns
+
+
+class InformerController:
+    """A controller made of informers feeding a queue of keys, and one worker draining it: each key is
+    synced, and synced again a moment later when that fails or says it is not done yet (subclasses:
+    `sync`, or their own `_work`)."""
+
+    name = "controller"
     informers: list[Informer]
+    queue: asyncio.Queue[Any]
     _worker: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -114,5 +134,17 @@ class InformerController:
         for informer in self.informers:
             await informer.stop()
 
-    async def _work(self) -> None:
+    async def sync(self, key: Any) -> bool | None:
+        """Brings one key in line; False (or an error) retries it shortly."""
         raise NotImplementedError
+
+    async def _work(self) -> None:
+        while True:
+            key = await self.queue.get()
+            try:
+                done = await self.sync(key)
+            except Exception as err:  # noqa: BLE001 - retried shortly
+                log.info("%s controller: %s: %s", self.name, key, err)
+                done = False
+            if done is False:
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, key)

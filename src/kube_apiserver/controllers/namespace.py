@@ -17,7 +17,6 @@ from .informer import Informer, InformerController, Resource
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
 FINALIZER = "kubernetes"
-RETRY_SECONDS = 1.0
 
 
 class NamespaceController(InformerController):
@@ -37,18 +36,8 @@ class NamespaceController(InformerController):
                 FINALIZER in (obj.get("spec") or {}).get("finalizers", []):
             self.queue.put_nowait(meta["name"])
 
-    async def _work(self) -> None:
-        while True:
-            name = await self.queue.get()
-            try:
-                done = await self._sync(name)
-            except Exception as err:  # noqa: BLE001 - retried shortly
-                log.info("namespace controller: %s: %s", name, err)
-                done = False
-            if not done:
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, name)
 
-    async def _sync(self, name: str) -> bool:
+    async def sync(self, name: str) -> bool:
         """Deletes what is left in the namespace; finalizes it when nothing is. Whether it is done."""
         remaining: dict[str, int] = {}
         for resource in self.namespaced:

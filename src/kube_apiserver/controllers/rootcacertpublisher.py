@@ -10,7 +10,7 @@ from typing import Any
 
 from ..apimachinery import errors
 from ..registry.rest import UpdatedObjectInfo
-from .informer import Informer, InformerController, Resource
+from .informer import Informer, InformerController, Resource, active_namespace
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -20,7 +20,6 @@ DESCRIPTION_ANNOTATION = "kubernetes.io/description"
 DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserver when using internal "
                "endpoints such as the internal service IP or kubernetes.default.svc. No other usage is "
                "guaranteed across distributions of Kubernetes clusters.")
-RETRY_SECONDS = 1.0
 
 
 class RootCACertPublisher(InformerController):
@@ -44,24 +43,10 @@ class RootCACertPublisher(InformerController):
                                          != self.ca_bundle):
             self.queue.put_nowait(meta.get("namespace", ""))
 
-    async def _work(self) -> None:
-        while True:
-            namespace = await self.queue.get()
-            try:
-                await self._sync(namespace)
-            except Exception as err:  # noqa: BLE001 - retried shortly
-                log.info("root-ca-cert-publisher: %s: %s", namespace, err)
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, namespace)
 
-    async def _sync(self, namespace: str) -> None:
+    async def sync(self, namespace: str) -> None:
         """syncNamespace: create the ConfigMap, or put its data back; nothing in a namespace being deleted."""
-        try:
-            ns = await self.namespaces.store.get(self.namespaces.context(), namespace)
-        except errors.StatusError as err:
-            if err.code == 404:
-                return
-            raise
-        if (ns.get("status") or {}).get("phase") != "Active" or ns["metadata"].get("deletionTimestamp"):
+        if await active_namespace(self.namespaces, namespace) is None:
             return
         ctx = self.configmaps.context(namespace)
         try:

@@ -9,12 +9,11 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
-from .informer import Informer, InformerController, Resource
+from .informer import Informer, InformerController, Resource, active_namespace
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
 SERVICE_ACCOUNTS_TO_ENSURE = ("default",)
-RETRY_SECONDS = 1.0
 
 
 class ServiceAccountsController(InformerController):
@@ -35,24 +34,10 @@ class ServiceAccountsController(InformerController):
         if event_type == "DELETED" and meta.get("name") in SERVICE_ACCOUNTS_TO_ENSURE:
             self.queue.put_nowait(meta.get("namespace", ""))
 
-    async def _work(self) -> None:
-        while True:
-            namespace = await self.queue.get()
-            try:
-                await self._sync(namespace)
-            except Exception as err:  # noqa: BLE001 - retried shortly
-                log.info("serviceaccount controller: %s: %s", namespace, err)
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, namespace)
 
-    async def _sync(self, namespace: str) -> None:
+    async def sync(self, namespace: str) -> None:
         """syncNamespace: nothing for a namespace that is gone or not active."""
-        try:
-            ns = await self.namespaces.store.get(self.namespaces.context(), namespace)
-        except errors.StatusError as err:
-            if err.code == 404:
-                return
-            raise
-        if (ns.get("status") or {}).get("phase") != "Active":
+        if await active_namespace(self.namespaces, namespace) is None:
             return
         ctx = self.accounts.context(namespace)
         for name in SERVICE_ACCOUNTS_TO_ENSURE:

@@ -18,7 +18,6 @@ Object = dict[str, Any]
 PVC_FINALIZER = "kubernetes.io/pvc-protection"
 PV_FINALIZER = "kubernetes.io/pv-protection"
 TERMINATED = ("Succeeded", "Failed")
-RETRY_SECONDS = 1.0
 
 
 def _deleting_with(obj: Object, finalizer: str) -> bool:
@@ -72,16 +71,9 @@ class PVCProtectionController(InformerController):
         for claim in claims_of(obj):
             self.queue.put_nowait((obj["metadata"].get("namespace", ""), claim))
 
-    async def _work(self) -> None:
-        while True:
-            namespace, name = await self.queue.get()
-            try:
-                await self._sync(namespace, name)
-            except Exception as err:  # noqa: BLE001 - retried shortly
-                log.info("pvc-protection %s/%s: %s", namespace, name, err)
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, (namespace, name))
 
-    async def _sync(self, namespace: str, name: str) -> None:
+    async def sync(self, key: tuple[str, str]) -> None:
+        namespace, name = key
         try:
             claim = await self.claims.store.get(self.claims.context(namespace), name)
         except errors.StatusError as err:
@@ -111,11 +103,6 @@ class PVProtectionController(InformerController):
                 (obj.get("status") or {}).get("phase") != "Bound":
             self.queue.put_nowait(obj["metadata"]["name"])
 
-    async def _work(self) -> None:
-        while True:
-            name = await self.queue.get()
-            try:
-                await _drop_finalizer(self.volumes, "", name, PV_FINALIZER)
-            except Exception as err:  # noqa: BLE001 - retried shortly
-                log.info("pv-protection %s: %s", name, err)
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, name)
+    async def sync(self, name: str) -> None:
+        await _drop_finalizer(self.volumes, "", name, PV_FINALIZER)
+
