@@ -52,19 +52,29 @@ def serving_files(directory: str, sans: list[x509.GeneralName], subject: str = "
 
 
 class HTTPSJSONServer:
-    def __init__(self, dns_name: str = "webhook.default.svc") -> None:
+    """Answers JSON POSTs by path (`answers`), recording each request body and query string."""
+
+    def __init__(self, dns_name: str = "webhook.default.svc", host: str = "127.0.0.1",
+                 extra_ips: tuple[str, ...] = ()) -> None:
         self.answers: dict[str, Answer] = {}
         self.received: dict[str, list[Any]] = {}
-        sans: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName(dns_name)]
+        self.queries: dict[str, list[str]] = {}
+        sans: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ("127.0.0.1", *extra_ips)]
+        sans.append(x509.DNSName(dns_name))
         cert_file, key_file, ca_pem = serving_files(tempfile.mkdtemp(), sans)
         self.ca_bundle = base64.b64encode(ca_pem).decode()
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_file, key_file)
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = http.server.ThreadingHTTPServer((host, 0), self._handler())
         self.httpd.daemon_threads = True
         self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def respond(self, path: str, request: Any) -> tuple[int, bytes, str]:
+        """(status code, body, content type) for one request."""
+        code, answer = self.answers.get(path, lambda r: (404, {}))(request)
+        return code, json.dumps(answer).encode(), "application/json"
 
     def _handler(self) -> type[http.server.BaseHTTPRequestHandler]:
         server = self
@@ -76,13 +86,13 @@ class HTTPSJSONServer:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                path = self.path.partition("?")[0]
+                path, _, query = self.path.partition("?")
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.received.setdefault(path, []).append(request)
-                code, answer = server.answers.get(path, lambda r: (404, {}))(request)
-                body = json.dumps(answer).encode()
+                server.queries.setdefault(path, []).append(query)
+                code, body, content_type = server.respond(path, request)
                 self.send_response(code)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

@@ -13,18 +13,15 @@ import ipaddress
 import json
 import socket
 import ssl
-import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from cryptography import x509
 
 from conftest import wait_for
-from httpsserver import serving_files
+from httpsserver import HTTPSJSONServer
 from kube_apiserver.admission.interfaces import Attributes
 
 GROUP = "/apis/admissionregistration.k8s.io/v1"
@@ -48,53 +45,16 @@ def local_ip() -> str | None:
     return None if ipaddress.ip_address(address).is_loopback else address
 
 
-class WebhookServer:
-    """An HTTPS server answering AdmissionReviews by path, recording what it was sent."""
+class WebhookServer(HTTPSJSONServer):
+    """An HTTPS server answering AdmissionReviews by path, recording what it was sent; reachable on this
+    host's non-loopback address too (a service's Endpoints may not point at loopback)."""
 
     def __init__(self) -> None:
         self.ip = local_ip()
         self.behaviours: dict[str, Behaviour] = {}
-        self.received: dict[str, list[Review]] = {}
-        self.queries: dict[str, list[str]] = {}
-        sans: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                                        x509.DNSName(f"{SERVICE_NAME}.{SERVICE_NAMESPACE}.svc")]
-        if self.ip:
-            sans.append(x509.IPAddress(ipaddress.ip_address(self.ip)))
-        self.dir = tempfile.mkdtemp()
-        cert_file, key_file, ca_pem = serving_files(self.dir, sans)
-        self.ca_bundle = base64.b64encode(ca_pem).decode()
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert_file, key_file)
-        self.httpd = http.server.ThreadingHTTPServer(("0.0.0.0", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        super().__init__(f"{SERVICE_NAME}.{SERVICE_NAMESPACE}.svc", "0.0.0.0", (self.ip,) if self.ip else ())
 
-    def _handler(self) -> type[http.server.BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                path, _, query = self.path.partition("?")
-                review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.received.setdefault(path, []).append(review)
-                server.queries.setdefault(path, []).append(query)
-                code, body, content_type = server.answer(path, review)
-                self.send_response(code)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        return Handler
-
-    def answer(self, path: str, review: Review) -> tuple[int, bytes, str]:
+    def respond(self, path: str, review: Review) -> tuple[int, bytes, str]:
         behaviour = self.behaviours.get(path, lambda r: {})
         result = behaviour(review)
         if isinstance(result, tuple):  # (code, raw body): not an AdmissionReview at all
@@ -102,12 +62,6 @@ class WebhookServer:
         response = {"uid": review["request"]["uid"], "allowed": True, **result}
         answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}
         return 200, json.dumps(answer).encode(), "application/json"
-
-    def url(self, path: str) -> str:
-        return f"https://127.0.0.1:{self.port}{path}"
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
 
 
 def patch(*operations: dict) -> dict:
