@@ -6,13 +6,13 @@ Errors are plain text, as Go's http.Error writes them."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlencode
 
 from ..admission.webhook.serviceresolution import ResolveError, ServiceLookup
 from ..endpoints.http import Handler, Request, Response, StreamingResponse, text
+from ..endpoints.proxy.handler import stream_body
 from ..lazyimport import lazy_import
 from .apiservice import ca_bundle_pem
 from .helpers import is_available, service_of, service_port, spec_of
@@ -146,15 +146,5 @@ async def _answer(req: Request, upstream: aiohttp.ClientResponse) -> Response:
         finally:
             upstream.release()
         return Response(upstream.status, body, "", headers)
-    return StreamingResponse(upstream.status, _stream(upstream), "", headers)
+    return StreamingResponse(upstream.status, stream_body(upstream), "", headers)
 
-
-async def _stream(upstream: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
-    """Passes each piece on as it arrives; the upstream connection goes when the client does."""
-    try:
-        async for chunk in upstream.content.iter_any():
-            yield chunk
-    except aiohttp.ClientError as err:
-        log.info("proxied stream ended: %s", err)
-    finally:
-        upstream.close()

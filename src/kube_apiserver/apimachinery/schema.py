@@ -5,6 +5,17 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+def parse_group_version(api_version: str) -> tuple[str, str] | None:
+    """schema.ParseGroupVersion: (group, version), or None for a string with more than one '/' (its
+    `unexpected GroupVersion string` error); "" and "/" are the empty group version."""
+    if api_version in ("", "/"):
+        return "", ""
+    if api_version.count("/") > 1:
+        return None
+    group, slash, version = api_version.partition("/")
+    return (group, version) if slash else ("", api_version)
+
+
 class GroupVersion(NamedTuple):
     group: str
     version: str

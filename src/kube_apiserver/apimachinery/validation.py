@@ -30,6 +30,7 @@ from kube_apiserver.apimachinery.field import (
     required,
     too_long,
 )
+from kube_apiserver.apimachinery.schema import parse_group_version
 
 NameFunc = Callable[[str, bool], list[str]]
 
@@ -802,10 +803,7 @@ _BANNED_OWNERS = {("", "v1", "Event")}
 
 def _group_version(api_version: str) -> tuple[str, str]:
     """``schema.ParseGroupVersion``; an unparsable value yields an empty GV."""
-    if api_version in ("", "/") or api_version.count("/") > 1:
-        return "", ""
-    group, _, version = api_version.rpartition("/")
-    return group, version
+    return parse_group_version(api_version) or ("", "")
 
 
 def _owner_struct(ref: Mapping[str, Any]) -> OrderedStruct:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import labels
+from ...apimachinery.schema import parse_group_version
 from ...registry.context import Context
 from ...registry.options import ListQuery
 from ..lister import ADMISSION_USER, RouteTable
@@ -29,16 +30,6 @@ class ParamSource:
     async def list(self, namespace: str) -> list[Object]:
         listed = await self.store.list(Context(namespace, ADMISSION_USER), ListQuery(resource_version="0"))
         return listed["items"]
-
-
-def parse_group_version(api_version: str) -> tuple[str, str] | None:
-    """schema.ParseGroupVersion; None when the string cannot be one."""
-    if api_version in ("", "/"):
-        return "", ""
-    if api_version.count("/") > 1:
-        return None
-    group, slash, version = api_version.partition("/")
-    return (group, version) if slash else ("", api_version)
 
 
 class ParamResolver:

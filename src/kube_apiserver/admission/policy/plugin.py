@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.schema import parse_group_version
 from ...authorization.authorizer import Attributes as AuthorizationAttributes
 from ...authorization.authorizer import Authorizer
 from ...cel.library import authz
@@ -22,7 +23,7 @@ from ..webhook.predicates import NamespaceLabels
 from ..webhook.resources import ResourceMapper
 from ..webhook.rules import GROUP, Request, request_of
 from .inputs import Scope, authorizer_value, cel_request, namespace_object, param_with_type, with_type
-from .params import ParamError, ParamResolver, ParamSource, collect_params, parse_group_version
+from .params import ParamError, ParamResolver, ParamSource, collect_params
 from .source import PolicyHook, PolicySource
 from .validator import ANNOTATION_ERROR, DENY, PUBLISH, ValidateResult, reason_to_code, validate
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...apimachinery import field, validation
 from ...apimachinery.field import ErrorList, Path
+from ...apimachinery.schema import parse_group_version
 from ..policy.conditions import validate_conditions
 from .defaults import as_dict, as_list, dicts
 from .validation import (
@@ -34,20 +35,10 @@ _cel_identifier = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*").fullmatch
 _newline = re.compile(r"[\n\r]+").search
 
 
-def _group_version(api_version: str) -> tuple[str, str] | None:
-    """parseGroupVersion: None when the string has more than one '/'."""
-    if api_version in ("", "/"):
-        return "", ""
-    if api_version.count("/") > 1:
-        return None
-    group, slash, version = api_version.partition("/")
-    return (group, version) if slash else ("", api_version)
-
-
 def validate_param_kind(kind: Object, path: Path) -> ErrorList:
     errs: ErrorList = []
     api_version = kind.get("apiVersion") or ""
-    parsed = _group_version(api_version)
+    parsed = parse_group_version(api_version)
     if not api_version:
         errs.append(field.required(path.child("apiVersion"), ""))
     elif parsed is None:

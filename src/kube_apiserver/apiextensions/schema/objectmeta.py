@@ -12,6 +12,7 @@ from typing import Any
 
 from ...apimachinery import field
 from ...apimachinery.field import ErrorList, FieldError, Path
+from ...apimachinery.schema import parse_group_version
 from ...apimachinery.validation import is_dns1035_label, validate_object_meta, validate_path_segment_name
 from .derived import has_embedded
 from .metadecode import MetaDecodeError, decode_object_meta, decode_object_meta_lenient
@@ -160,11 +161,7 @@ def _validate(path: Path | None, x: Any, s: Structural | None) -> ErrorList:
 
 def parse_group_version_error(api_version: str) -> str | None:
     """``schema.ParseGroupVersion``'s error, or None."""
-    if not api_version or api_version == "/":
-        return None
-    if api_version.count("/") > 1:
-        return f"unexpected GroupVersion string: {api_version}"
-    return None
+    return None if parse_group_version(api_version) is not None else f"unexpected GroupVersion string: {api_version}"
 
 
 def _validate_embedded(path: Path | None, x: dict[str, Any]) -> ErrorList:

@@ -154,11 +154,13 @@ async def _answer(req: Request, proxy: Proxy, upstream: aiohttp.ClientResponse, 
         if content_type == "text/html" and not bodiless:
             body = rewrite_html_response(body, headers, proxy.rewrite_url)
         return Response(upstream.status, body, "", headers)
-    return StreamingResponse(upstream.status, _stream(upstream, transport), "", headers)
+    return StreamingResponse(upstream.status, stream_body(upstream, transport), "", headers)
 
 
-async def _stream(upstream: aiohttp.ClientResponse, transport: Transport) -> AsyncIterator[bytes]:
-    """Passes each piece on as it arrives; the backend connection goes when the client does."""
+async def stream_body(upstream: aiohttp.ClientResponse, transport: Transport | None = None,
+                      ) -> AsyncIterator[bytes]:
+    """Passes each piece on as it arrives; the backend connection (and a transport made for this request
+    alone) goes when the client does."""
     try:
         async for chunk in upstream.content.iter_any():
             yield chunk
@@ -166,4 +168,5 @@ async def _stream(upstream: aiohttp.ClientResponse, transport: Transport) -> Asy
         log.info("proxied stream ended: %s", err)
     finally:
         upstream.close()
-        await transport.close()
+        if transport is not None:
+            await transport.close()
