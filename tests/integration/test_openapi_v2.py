@@ -7,6 +7,9 @@ import json
 
 import pytest
 
+from conftest import wait_for
+from kube_apiserver.endpoints.openapi_v2_proto import encode_document
+
 PROTO_ACCEPT = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 PROTO_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
@@ -71,3 +74,53 @@ def test_kubectl_rejects_an_invalid_list_client_side(server, tmp_path, item, mes
     assert proc.returncode != 0
     assert "error validating data" in proc.stderr and message in proc.stderr
     assert server.request("GET", "/api/v1/namespaces/default/configmaps/v2-bad").status == 404
+
+
+def _crd(plural: str, kind: str, schema: dict[str, object]) -> dict[str, object]:
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.v2.example.com"},
+            "spec": {"group": "v2.example.com", "scope": "Namespaced",
+                     "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def _v2_definitions(server, *names: str) -> dict[str, object]:
+    def published() -> dict[str, object] | None:
+        doc = server.request("GET", "/openapi/v2").json()
+        return doc if all(name in doc["definitions"] for name in names) else None
+
+    return wait_for(published)["definitions"]
+
+
+def test_crd_preserving_unknown_fields_publishes_only_its_kind(server):
+    """builder.go with opts.V2: a root x-kubernetes-preserve-unknown-fields schema is {type: object} plus
+    the GVK, nothing else (kubectl would otherwise refuse every field it does not list)."""
+    crd = _crd("blobs", "Blob", {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+    assert server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status == 201
+    definitions = _v2_definitions(server, "com.example.v2.v1.Blob")
+    assert definitions["com.example.v2.v1.Blob"] == {
+        "type": "object", "x-kubernetes-group-version-kind": [{"group": "v2.example.com", "kind": "Blob",
+                                                               "version": "v1"}]}
+    v3 = server.request("GET", "/openapi/v3/apis/v2.example.com/v1").json()["components"]["schemas"]
+    assert v3["com.example.v2.v1.Blob"]["x-kubernetes-preserve-unknown-fields"] is True
+    assert set(v3["com.example.v2.v1.Blob"]["properties"]) == {"apiVersion", "kind", "metadata"}
+    json_doc = server.request("GET", "/openapi/v2").json()
+    proto = server.request("GET", "/openapi/v2", headers={"Accept": PROTO_ACCEPT})
+    assert proto.status == 200 and proto.body == encode_document(json_doc)
+
+
+def test_crd_nested_schemas_are_converted_as_to_structural_openapi_v2(server):
+    spec = {"type": "object", "required": ["a", "b"], "properties": {
+        "a": {"type": "string", "nullable": True},
+        "b": {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+              "properties": {"c": {"type": "string"}}},
+        "d": {"type": "array", "x-kubernetes-preserve-unknown-fields": True, "items": {"type": "string"}},
+        "e": {"type": "integer", "anyOf": [{"minimum": 1}, {"maximum": -1}]}}}
+    crd = _crd("gadgets", "Gadget", {"type": "object", "properties": {"spec": spec}})
+    assert server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status == 201
+    published = _v2_definitions(server, "com.example.v2.v1.Gadget")["com.example.v2.v1.Gadget"]
+    assert set(published["properties"]) == {"apiVersion", "kind", "metadata", "spec"}
+    assert published["properties"]["spec"] == {"type": "object", "required": ["b"], "properties": {
+        "a": {}, "b": {"x-kubernetes-preserve-unknown-fields": True},
+        "d": {"x-kubernetes-preserve-unknown-fields": True}, "e": {"type": "integer"}}}

@@ -149,6 +149,8 @@ class SchemaSource:
 
     definitions: Callable[[], dict[str, Schema]]
     name_of: Callable[[str, str, str], str | None]
+    # Definitions that /openapi/v2 publishes differently from v3 (custom resources' kinds), by name.
+    v2_definitions: Callable[[], dict[str, Schema]] = dict
 
     def for_kind(self, group: str, version: str, kind: str) -> Node | None:
         name = self.name_of(group, version, kind)

@@ -166,6 +166,9 @@ def swagger_document(service: OpenAPIService) -> Doc:
     for doc in documents:
         schemas.update(doc["components"]["schemas"])
     known = frozenset(schemas)
+    for key, _ in group_versions:  # custom resources' kinds have their own v2 form (the CRD builder's)
+        schemas.update((name, schema) for name, schema in service.schemas_of(key).v2_definitions().items()
+                       if name in schemas)
     paths = {path: _path_item_v2(item, known) for doc in documents for path, item in doc["paths"].items()}
     info = documents[0]["info"] if documents else {"title": "Kubernetes", "version": "v1.34.0"}
     return {"swagger": "2.0", "info": info, "paths": dict(sorted(paths.items())),

@@ -22,7 +22,7 @@ from ...server.generic_api_server import GenericAPIServer
 from ...storage.factory import StorageFactory
 from .. import conditions
 from .conversion import Converter, ConvertingStorage, NoneConverter
-from .openapi import own_definitions, schema_source
+from .openapi import own_definitions, own_definitions_v2, schema_source
 from .scale import ScalePaths, ScaleREST
 from .strategy import CustomResourceStrategy, VersionSchema
 from .table import new_table
@@ -142,6 +142,7 @@ class CustomResourceServing:
     def _install_group(self, group: str) -> None:
         versions: dict[str, dict[str, Any]] = {}
         definitions: dict[str, dict[str, Object]] = {}
+        definitions_v2: dict[str, dict[str, Object]] = {}
         for crd, storages in self.served.values():
             if crd["spec"]["group"] != group:
                 continue
@@ -149,11 +150,12 @@ class CustomResourceServing:
                 versions.setdefault(version, {}).update(paths)
                 store = next(iter(paths.values()))
                 definitions.setdefault(version, {}).update(store.definitions)
+                definitions_v2.setdefault(version, {}).update(store.definitions_v2)
         installed = {v for g, v in self.server.restful.group_versions if g == group}
         for version in installed - set(versions):
             self.server.remove_group_version(group, version)
         for version, paths in versions.items():
-            schemas = schema_source(self.server.config.schemas, definitions[version])
+            schemas = schema_source(self.server.config.schemas, definitions[version], definitions_v2[version])
             self.server.install_group_version(group, version, paths, schemas, custom_resource=True)
         if versions:
             self.server.config.discovery.order_versions(group, sorted(versions, key=version_priority))
@@ -188,8 +190,9 @@ class CustomResourceServing:
                                     defaults_on_read(crd, stored_version))
         store = CustomResourceStore(info, strategy, storage, _key_prefix(crd),
                                     new_table(version.get("additionalPrinterColumns")))
-        store.definitions = own_definitions((version.get("schema") or {}).get("openAPIV3Schema"), group,
-                                            version["name"], kind, info.list_kind_name)
+        props = (version.get("schema") or {}).get("openAPIV3Schema")
+        store.definitions = own_definitions(props, group, version["name"], kind, info.list_kind_name)
+        store.definitions_v2 = own_definitions_v2(props, group, version["name"], kind, info.list_kind_name)
         store.warnings = deprecation_warnings(crd, version)
         paths: dict[str, Any] = {plural: store}
         if "status" in subresources:
