@@ -96,3 +96,61 @@ def test_root_ca_cert_publisher_keeps_kube_root_ca_in_every_namespace(server):
     assert changed.status == 200
     wait_for(lambda: server.request("GET", path).json()["data"] == {"ca.crt": ca}, timeout=10)
     assert server.request("GET", "/api/v1/namespaces/default/configmaps/kube-root-ca.crt").status == 200
+
+
+CM = "/api/v1/namespaces/default/configmaps"
+
+
+def configmap(server, name: str, *owners: tuple[str, bool]) -> dict:
+    """Creates a ConfigMap owned by `owners` ((name, blockOwnerDeletion) of existing ConfigMaps)."""
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": owner, "blockOwnerDeletion": block,
+             "uid": server.request("GET", f"{CM}/{owner}").json()["metadata"]["uid"]} for owner, block in owners]
+    meta = {"name": name, **({"ownerReferences": refs} if refs else {})}
+    created = server.request("POST", CM, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta})
+    assert created.status == 201, created.text
+    return created.json()
+
+
+def set_owners(server, name: str, *owners: tuple[str, bool]) -> None:
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": owner, "blockOwnerDeletion": block,
+             "uid": server.request("GET", f"{CM}/{owner}").json()["metadata"]["uid"]} for owner, block in owners]
+    patched = server.request("PATCH", f"{CM}/{name}", {"metadata": {"ownerReferences": refs}},
+                             {"Content-Type": "application/merge-patch+json"})
+    assert patched.status == 200, patched.text
+
+
+def test_foreground_keeps_a_dependent_that_has_another_live_owner(server):
+    """As upstream's attemptToDeleteItem: a dependent with a solid owner loses only the reference to the
+    owner waiting for its dependents, and the owner's deletion completes."""
+    configmap(server, "gc-fg-owner")
+    configmap(server, "gc-fg-other")
+    configmap(server, "gc-fg-shared", ("gc-fg-owner", True), ("gc-fg-other", False))
+    configmap(server, "gc-fg-only", ("gc-fg-owner", True))
+    deleted = server.request("DELETE", f"{CM}/gc-fg-owner", {"propagationPolicy": "Foreground"})
+    assert deleted.status == 200
+    assert gone(server, "gc-fg-owner") and gone(server, "gc-fg-only")
+    shared = server.request("GET", f"{CM}/gc-fg-shared")
+    assert shared.status == 200
+    assert [ref["name"] for ref in shared.json()["metadata"]["ownerReferences"]] == ["gc-fg-other"]
+    assert "deletionTimestamp" not in shared.json()["metadata"]
+
+
+def test_foreground_deletion_of_an_owner_reference_cycle_completes(server):
+    """A owns B (blocking), B owns A (blocking): deleting A in foreground ends with both gone, as upstream
+    breaks the cycle by unblocking B's references and deleting B in foreground too."""
+    configmap(server, "gc-cycle-a")
+    configmap(server, "gc-cycle-b", ("gc-cycle-a", True))
+    set_owners(server, "gc-cycle-a", ("gc-cycle-b", True))
+    deleted = server.request("DELETE", f"{CM}/gc-cycle-a", {"propagationPolicy": "Foreground"})
+    assert deleted.status == 200
+    assert gone(server, "gc-cycle-a") and gone(server, "gc-cycle-b")
+
+
+def test_foreground_deletion_through_a_chain_of_dependents(server):
+    """An owner deleted in foreground waits for a dependent that has dependents of its own, deleted in
+    foreground in turn."""
+    configmap(server, "gc-chain-1")
+    configmap(server, "gc-chain-2", ("gc-chain-1", True))
+    configmap(server, "gc-chain-3", ("gc-chain-2", True))
+    assert server.request("DELETE", f"{CM}/gc-chain-1", {"propagationPolicy": "Foreground"}).status == 200
+    assert gone(server, "gc-chain-1") and gone(server, "gc-chain-2") and gone(server, "gc-chain-3")

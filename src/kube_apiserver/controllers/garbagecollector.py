@@ -1,16 +1,21 @@
-"""The garbage collector (kube-controller-manager's): it keeps a graph of owner references and
-- deletes an object whose owners are all gone (background cascading deletion);
-- for an owner deleted with propagationPolicy=Orphan (finalizer `orphan`), removes the owner's
-  references from its dependents, then the finalizer;
-- for one deleted with Foreground (finalizer `foregroundDeletion`), deletes its dependents and removes
-  the finalizer once no dependent that blocks owner deletion remains.
-Absence of an owner is always confirmed against the store, never assumed from the graph."""
+"""The garbage collector (kube-controller-manager's pkg/controller/garbagecollector): a graph of owner
+references, built from informers, and one queue of objects to look at:
+- an object whose owners are all gone is deleted (background cascading deletion); one that keeps a live
+  ("solid") owner only loses its references to owners that are gone or waiting for their dependents;
+- an owner deleted with propagationPolicy=Orphan (finalizer `orphan`) has its references removed from
+  its dependents, then the finalizer;
+- an owner deleted with Foreground (finalizer `foregroundDeletion`) has its dependents deleted (those with
+  dependents of their own in foreground too) and loses the finalizer once no dependent blocks it. A
+  dependent whose own dependent also waits for its dependents is an owner-reference cycle: its references
+  are made non-blocking before it is deleted, so the cycle unwinds (attemptToDeleteItem).
+What the graph says is checked against the store before anything is written or deleted."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
@@ -37,6 +42,28 @@ class Node:
         self.deleting = bool(meta.get("deletionTimestamp"))
         self.finalizers: list[str] = list(meta.get("finalizers") or [])
 
+    @property
+    def deleting_dependents(self) -> bool:
+        """Being deleted in foreground: waiting for the dependents that block it."""
+        return self.deleting and FOREGROUND in self.finalizers
+
+    @property
+    def orphaning(self) -> bool:
+        return self.deleting and ORPHAN in self.finalizers
+
+    def blocks(self, owner_uid: str) -> bool:
+        """Whether this object's reference to that owner blocks the owner's foreground deletion."""
+        return any(ref.get("uid") == owner_uid and ref.get("blockOwnerDeletion") for ref in self.owners)
+
+
+@dataclass
+class References:
+    """An object's owner references as the store answers for each owner (classifyReferences)."""
+
+    solid: list[Object] = field(default_factory=list)  # the owner exists and is not waiting
+    dangling: list[Object] = field(default_factory=list)  # the owner is gone (or has another uid)
+    waiting: list[Object] = field(default_factory=list)  # the owner is deleted in foreground
+
 
 class GarbageCollector(InformerController):
     name = "garbagecollector"
@@ -47,34 +74,70 @@ class GarbageCollector(InformerController):
         self.nodes: dict[str, Node] = {}
         self.dependents: dict[str, set[str]] = defaultdict(set)
         self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.queued: set[str] = set()  # a uid waits in the queue once, as in a workqueue
         self.informers = [Informer(r, self._observe) for r in resources]
 
-    # ---- the graph ----
+    def _enqueue(self, uid: str) -> None:
+        if uid not in self.queued:
+            self.queued.add(uid)
+            self.queue.put_nowait(uid)
+
+    # ---- the graph (GraphBuilder.processGraphChanges) ----
 
     async def _observe(self, resource: Resource, event_type: str, obj: Object) -> None:
         uid = obj["metadata"].get("uid", "")
         old = self.nodes.pop(uid, None)
-        refs = list(old.owners) if old is not None else []
-        for ref in refs:
-            self.dependents[ref.get("uid", "")].discard(uid)
+        if old is not None:
+            for ref in old.owners:
+                self.dependents[ref.get("uid", "")].discard(uid)
         if event_type == "DELETED":
-            for dependent in self.dependents.get(uid, ()):
-                self.queue.put_nowait(dependent)  # an owner went away
-        else:
-            node = self.nodes[uid] = Node(resource, obj)
-            for ref in node.owners:
-                self.dependents[ref.get("uid", "")].add(uid)
-            if node.owners or (node.deleting and {ORPHAN, FOREGROUND} & set(node.finalizers)):
-                self.queue.put_nowait(uid)
-            refs += node.owners
-        for ref in refs:
+            self._removed(old or Node(resource, obj))
+            return
+        node = self.nodes[uid] = Node(resource, obj)
+        for ref in node.owners:
+            self.dependents[ref.get("uid", "")].add(uid)
+        if old is None or old.owners != node.owners:
+            self._owners_changed(old, node)
+        self._transitions(old, node)
+
+    def _removed(self, node: Node) -> None:
+        for dependent in self.dependents.pop(node.uid, set()):
+            self._enqueue(dependent)  # an owner went away
+        for ref in node.owners:  # an owner waiting for its dependents may be done now
             owner = self.nodes.get(ref.get("uid", ""))
-            if owner is not None and owner.deleting and FOREGROUND in owner.finalizers:
-                self.queue.put_nowait(owner.uid)  # a dependent of a foreground deletion changed
+            if owner is not None and owner.deleting_dependents:
+                self._enqueue(owner.uid)
+
+    def _owners_changed(self, old: Node | None, node: Node) -> None:
+        if node.owners:
+            self._enqueue(node.uid)  # are its owners still there?
+        if old is None:
+            return
+        kept = {(ref.get("uid"), bool(ref.get("blockOwnerDeletion"))) for ref in node.owners}
+        for ref in old.owners:  # a reference removed or unblocked may unblock a foreground deletion
+            owner = self.nodes.get(ref.get("uid", ""))
+            if (ref.get("uid"), bool(ref.get("blockOwnerDeletion"))) not in kept and owner is not None \
+                    and owner.deleting_dependents:
+                self._enqueue(owner.uid)
+
+    def _transitions(self, old: Node | None, node: Node) -> None:
+        """processTransitions: the start of an orphaning or of a foreground deletion."""
+        if node.orphaning and not (old is not None and old.orphaning):
+            self._enqueue(node.uid)
+        elif node.deleting_dependents and not (old is not None and old.deleting_dependents):
+            for dependent in list(self.dependents.get(node.uid, ())):
+                self._enqueue(dependent)
+            self._enqueue(node.uid)
+
+    def _dependent_nodes(self, uid: str) -> list[Node]:
+        return [node for dep in list(self.dependents.get(uid, ())) if (node := self.nodes.get(dep)) is not None]
+
+    # ---- the worker ----
 
     async def _work(self) -> None:
         while True:
             uid = await self.queue.get()
+            self.queued.discard(uid)
             node = self.nodes.get(uid)
             if node is None:
                 continue
@@ -82,71 +145,97 @@ class GarbageCollector(InformerController):
                 await self._process(node)
             except Exception as err:  # noqa: BLE001 - retried shortly
                 log.info("garbage collector: %s %s/%s: %s", node.resource.resource, node.namespace, node.name, err)
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self.queue.put_nowait, uid)
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self._enqueue, uid)
 
     async def _process(self, node: Node) -> None:
-        if node.deleting and ORPHAN in node.finalizers:
+        if node.orphaning:
             await self._orphan_dependents(node)
-        elif node.deleting and FOREGROUND in node.finalizers:
-            await self._delete_dependents(node)
-        elif node.owners and not node.deleting:
-            await self._collect_if_owners_gone(node)
+        else:
+            await self._attempt_to_delete(node)
 
     # ---- orphan ----
 
     async def _orphan_dependents(self, owner: Node) -> None:
-        for uid in list(self.dependents.get(owner.uid, ())):
-            dependent = self.nodes.get(uid)
-            if dependent is not None:
-                await self._update(dependent, lambda obj: _drop_owner(obj, owner.uid))
+        for dependent in self._dependent_nodes(owner.uid):
+            await self._update(dependent, lambda obj: _drop_owners(obj, {owner.uid}))
         await self._update(owner, lambda obj: _drop_finalizer(obj, ORPHAN))
 
-    # ---- foreground ----
+    # ---- delete (attemptToDeleteItem) ----
 
-    async def _delete_dependents(self, owner: Node) -> None:
-        blocking = 0
-        for uid in list(self.dependents.get(owner.uid, ())):
-            dependent = self.nodes.get(uid)
-            if dependent is None:
-                continue
-            ref = next((r for r in dependent.owners if r.get("uid") == owner.uid), {})
-            if ref.get("blockOwnerDeletion"):
-                blocking += 1
-            if not dependent.deleting:
-                await self._delete(dependent, "Foreground" if self.dependents.get(uid) else "Background")
-        if blocking == 0:
+    async def _attempt_to_delete(self, node: Node) -> None:
+        if node.deleting and not node.deleting_dependents:
+            return  # being deleted is a one-way trip; its dependents are looked at once it is gone
+        latest = await self._get(node.resource, node.namespace, node.name)
+        if latest is None or latest["metadata"].get("uid") != node.uid:
+            return  # gone: its DELETED event enqueues its dependents
+        if node.deleting_dependents:
+            await self._process_deleting_dependents(node)
+            return
+        owners = latest["metadata"].get("ownerReferences") or []
+        if not owners:
+            return
+        refs = await self._classify(node, owners)
+        if refs.solid:
+            if refs.dangling or refs.waiting:
+                # The references to waiting owners go too, or those owners would wait forever.
+                gone = {ref.get("uid") for ref in [*refs.dangling, *refs.waiting]}
+                await self._update(node, lambda obj: _drop_owners(obj, gone))
+        elif refs.waiting and (dependents := self._dependent_nodes(node.uid)):
+            if any(dep.deleting_dependents for dep in dependents):
+                # A dependent of this object waits for its dependents too: probably a cycle. Its owners
+                # stop waiting for it, then it is deleted in foreground like any owner with dependents.
+                await self._update(node, _unblock_owners)
+            await self._delete(node, latest, "Foreground")
+        else:
+            finalizers = latest["metadata"].get("finalizers") or []
+            policy = "Orphan" if ORPHAN in finalizers else "Foreground" if FOREGROUND in finalizers else "Background"
+            await self._delete(node, latest, policy)
+
+    async def _process_deleting_dependents(self, owner: Node) -> None:
+        blocking = [dep for dep in self._dependent_nodes(owner.uid) if dep.blocks(owner.uid)]
+        if not blocking:
             await self._update(owner, lambda obj: _drop_finalizer(obj, FOREGROUND))
-
-    # ---- background ----
-
-    async def _collect_if_owners_gone(self, node: Node) -> None:
-        present = [ref for ref in node.owners if await self._owner_exists(node, ref)]
-        if present == node.owners:
             return
-        if not present:
-            await self._delete(node, "Background")
-            return
-        dangling = {ref.get("uid") for ref in node.owners} - {ref.get("uid") for ref in present}
-        await self._update(node, lambda obj: _drop_owners(obj, dangling))
+        for dependent in blocking:
+            if not dependent.deleting_dependents:
+                self._enqueue(dependent.uid)
 
-    async def _owner_exists(self, node: Node, ref: Object) -> bool:
+    async def _classify(self, node: Node, owners: list[Object]) -> References:
+        refs = References()
+        for ref in owners:
+            owner = await self._owner(node, ref)
+            if owner is None:
+                refs.dangling.append(ref)
+            elif owner["metadata"].get("deletionTimestamp") and FOREGROUND in (owner["metadata"].get("finalizers")
+                                                                               or []):
+                refs.waiting.append(ref)
+            else:
+                refs.solid.append(ref)
+        return refs
+
+    async def _owner(self, node: Node, ref: Object) -> Object | None:
+        """The owner a reference names, or None when it is gone (isDangling)."""
         resource = self.by_kind.get((ref.get("apiVersion", ""), ref.get("kind", "")))
         if resource is None:
-            return True  # an owner of a kind not served here: never collect on a guess
-        namespace = node.namespace if resource.namespaced else ""
+            return {"metadata": {}}  # an owner of a kind not served here: never collect on a guess
+        owner = await self._get(resource, node.namespace, ref.get("name", ""))
+        return owner if owner is not None and owner["metadata"].get("uid") == ref.get("uid") else None
+
+    @staticmethod
+    async def _get(resource: Resource, namespace: str, name: str) -> Object | None:
         try:
-            owner = await resource.store.get(resource.context(namespace), ref.get("name", ""))
+            return await resource.store.get(resource.context(namespace), name)
         except errors.StatusError as err:
             if err.code == 404:
-                return False
+                return None
             raise
-        return owner["metadata"].get("uid") == ref.get("uid")
 
     # ---- writes ----
 
     async def _update(self, node: Node, change: Any) -> None:
+        """Changes the object as long as it is the one the graph knows (the uid precondition)."""
         async def transform(_ctx: Any, old: Object | None) -> Object:
-            if old is None:
+            if old is None or old["metadata"].get("uid") != node.uid:
                 raise errors.not_found(node.resource.resource, node.resource.group, node.name)
             return change(old)
 
@@ -157,18 +246,28 @@ class GarbageCollector(InformerController):
             if err.code != 404:
                 raise
 
-    async def _delete(self, node: Node, policy: str) -> None:
-        options = DeleteOptions(propagation_policy=policy, preconditions_uid=node.uid)
+    async def _delete(self, node: Node, latest: Object, policy: str) -> None:
+        """Deletes the object read as `latest`; when it changed since, still deletes it if its owner
+        references did not (deleteObject's resourceVersion precondition and its retry)."""
+        meta = latest["metadata"]
+        options = DeleteOptions(propagation_policy=policy, preconditions_uid=node.uid,
+                                preconditions_resource_version=meta.get("resourceVersion"))
+        ctx = node.resource.context(node.namespace)
         try:
-            await node.resource.store.delete(node.resource.context(node.namespace), node.name, None, options)
-            log.info("garbage collector deleted %s %s/%s", node.resource.resource, node.namespace, node.name)
+            await node.resource.store.delete(ctx, node.name, None, options)
         except errors.StatusError as err:
-            if err.code not in (404, 409):
+            if err.code == 404:
+                return
+            if err.code != 409:
                 raise
-
-
-def _drop_owner(obj: Object, uid: str) -> Object:
-    return _drop_owners(obj, {uid})
+            live = await self._get(node.resource, node.namespace, node.name)
+            if live is None or live["metadata"].get("uid") != node.uid:
+                return
+            if live["metadata"].get("ownerReferences") != meta.get("ownerReferences"):
+                raise  # its owners changed: looked at again
+            options.preconditions_resource_version = None
+            await node.resource.store.delete(ctx, node.name, None, options)
+        log.info("garbage collector deleted %s %s/%s (%s)", node.resource.resource, node.namespace, node.name, policy)
 
 
 def _drop_owners(obj: Object, uids: set[Any]) -> Object:
@@ -178,6 +277,13 @@ def _drop_owners(obj: Object, uids: set[Any]) -> Object:
         meta["ownerReferences"] = refs
     else:
         meta.pop("ownerReferences", None)
+    return obj
+
+
+def _unblock_owners(obj: Object) -> Object:
+    for ref in obj["metadata"].get("ownerReferences") or []:
+        if ref.get("blockOwnerDeletion"):
+            ref["blockOwnerDeletion"] = False
     return obj
 
 
