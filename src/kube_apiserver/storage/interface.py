@@ -11,6 +11,8 @@ from typing import Any, Protocol
 Object = dict[str, Any]
 
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
+# The annotation of the bookmark that ends a watch-list's initial events (sendInitialEvents=true).
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
 class StorageError(Exception):

@@ -166,3 +166,98 @@ async def test_bookmark_requested_after_buffered_events(store, cacher):
     assert [e.type for e in events] == ["ADDED", "BOOKMARK"]
     assert events[1].revision >= int(created["metadata"]["resourceVersion"])
     await watcher.stop()
+
+
+async def create_many(store, count: int, ns: str = "ns") -> None:
+    await asyncio.gather(*(create(store, f"cm-{i:05d}", ns) for i in range(count)))
+
+
+async def take(watcher, count: int) -> list:
+    return [await asyncio.wait_for(anext(watcher), 5) for _ in range(count)]
+
+
+@run
+async def test_initial_state_larger_than_the_buffer_is_streamed_whole(store, cacher):
+    await create_many(store, 5000)  # more than the 4096 live events a watcher may fall behind by
+    await cacher.get_list(PREFIX, storage.ListOptions())  # the cache has them all
+    plain = await cacher.watch(PREFIX, "0")
+    watch_list = await cacher.watch(PREFIX, "", send_initial_events=True, allow_bookmarks=True)
+    assert not plain._buffer and not watch_list._buffer  # streamed from the snapshot, not queued
+    for watcher in (plain, watch_list):
+        events = await take(watcher, 5000)
+        assert {e.type for e in events} == {"ADDED"}
+        assert [e.object["metadata"]["name"] for e in events] == [f"cm-{i:05d}" for i in range(5000)]
+    end = await take(watch_list, 1)
+    assert end[0].type == "BOOKMARK"
+    assert end[0].object["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    await create(store, "live")
+    live = await take(plain, 1) + await take(watch_list, 1)
+    assert [(e.type, e.object["metadata"]["name"]) for e in live] == [("ADDED", "live")] * 2
+    for watcher in (plain, watch_list):
+        await watcher.stop()
+
+
+@run
+async def test_replayed_events_do_not_count_against_the_buffer(store, cacher):
+    start = str(await store.current_revision())
+    await create_many(store, 5000)
+    await cacher.get_list(PREFIX, storage.ListOptions())
+    watcher = await cacher.watch(PREFIX, start)  # 5000 cached events after `start`, more than the buffer
+    events = await take(watcher, 5000)
+    assert len({e.object["metadata"]["name"] for e in events}) == 5000
+    assert [e.revision for e in events] == sorted(e.revision for e in events)
+    await watcher.stop()
+
+
+@run
+async def test_live_events_during_the_initial_state_follow_it_and_are_bounded(store, cacher):
+    cacher.watcher_buffer = 10
+    await create_many(store, 50)
+    await cacher.get_list(PREFIX, storage.ListOptions())
+    patient = await cacher.watch(PREFIX, "", send_initial_events=True, allow_bookmarks=True)
+    slow = await cacher.watch(PREFIX, "", send_initial_events=True, allow_bookmarks=True)
+    for i in range(5):
+        await create(store, f"live-{i}")
+    await asyncio.sleep(0.05)
+    events = await take(patient, 50 + 1 + 5)
+    assert [e.type for e in events[49:52]] == ["ADDED", "BOOKMARK", "ADDED"]
+    assert [e.object["metadata"]["name"] for e in events[51:]] == [f"live-{i}" for i in range(5)]
+    for i in range(5, 11):  # 11 live events for the slow one, which has not read anything yet
+        await create(store, f"live-{i}")
+    await asyncio.sleep(0.05)
+    assert slow not in cacher.watchers  # fell behind on live events: closed, as before
+    assert [e async for e in slow] == []  # a partial initial state is never followed by live events
+    assert patient in cacher.watchers
+    await patient.stop()
+
+
+@run
+async def test_a_slow_live_watcher_after_its_initial_state_is_closed(store, cacher):
+    cacher.watcher_buffer = 10
+    await create_many(store, 30)
+    await cacher.get_list(PREFIX, storage.ListOptions())
+    watcher = await cacher.watch(PREFIX, "0")
+    await take(watcher, 30)
+    for i in range(11):
+        await create(store, f"live-{i}")
+    await asyncio.sleep(0.05)
+    assert watcher not in cacher.watchers
+    assert len([e async for e in watcher]) == 10  # what was buffered, then the end of the stream
+
+
+@run
+async def test_initial_state_is_scoped_by_namespace_and_selector(store, cacher):
+    await create_many(store, 20, ns="a")
+    await create_many(store, 20, ns="b")
+    await create(store, "web", "b", app="web")
+    await cacher.get_list(PREFIX, storage.ListOptions())
+    scoped = await cacher.watch(f"{PREFIX}b/", "0")
+    assert {e.object["metadata"]["namespace"] for e in await take(scoped, 21)} == {"b"}
+    selected = await cacher.watch(PREFIX, "", lambda o: o["metadata"].get("labels", {}).get("app") == "web",
+                                  send_initial_events=True, allow_bookmarks=True)
+    events = await take(selected, 2)
+    assert [(e.type, e.object["metadata"].get("name")) for e in events] == [("ADDED", "web"), ("BOOKMARK", None)]
+    listed = await cacher.get_list(f"{PREFIX}a/", storage.ListOptions())
+    assert [o["metadata"]["name"] for o in listed.items] == [f"cm-{i:05d}" for i in range(20)]
+    for watcher in (scoped, selected):
+        await watcher.stop()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from operator import itemgetter
 
 from .. import interface as storage
 from ..interface import (
@@ -24,11 +23,10 @@ from ..interface import (
 )
 from ..objectstore import ObjectStore
 from .watch_cache import WatchCache
-from .watcher import CacheWatcher
+from .watcher import DEFAULT_BUFFER, CacheWatcher
 
 log = logging.getLogger("kube_apiserver.storage")
 FRESHNESS_TIMEOUT = 3.0  # how long a request waits for the cache to reach a resourceVersion
-INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
 class Cacher:
@@ -37,6 +35,7 @@ class Cacher:
         self.key_prefix = key_prefix.rstrip("/") + "/"
         self.cache = WatchCache()
         self.watchers: set[CacheWatcher] = set()
+        self.watcher_buffer = DEFAULT_BUFFER  # live events a watcher may fall behind by before it is closed
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -108,30 +107,29 @@ class Cacher:
         if exact or paged:
             return await self.store.get_list(key_prefix, opts)  # snapshots of the past: the store's history
         await self._wait_fresh(await self._consistent_revision(opts.resource_version))
+        snapshot = self.cache.snapshot()
+        first, end = snapshot.range(key_prefix)
         predicate = opts.predicate
-        selected = [(key, obj) for key, obj in self.cache.objects.items()
-                    if key.startswith(key_prefix) and (predicate is None or predicate(obj))]
-        selected.sort(key=itemgetter(0))  # in key order, as the store lists
-        return ListResult([obj for _, obj in selected], self.cache.resource_version)
+        selected = snapshot.objects[first:end]  # in key order, as the store lists
+        if predicate is not None:
+            selected = [obj for obj in selected if predicate(obj)]
+        return ListResult(selected, self.cache.resource_version)
 
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
                     send_initial_events: bool | None = None, allow_bookmarks: bool = False) -> CacheWatcher:
         start = await self._consistent_revision(resource_version) if resource_version != "0" else 0
         await self._wait_fresh(start)
-        watcher = CacheWatcher(key_prefix, predicate, self.watchers.discard, self.progress)
+        watcher = CacheWatcher(key_prefix, predicate, self.watchers.discard, self.progress, self.watcher_buffer)
         initial = send_initial_events if send_initial_events is not None else resource_version in ("", "0")
+        # No await from here on: the watcher starts exactly where the live events it is given begin.
         if initial:
-            revision = self.cache.resource_version
-            for key in sorted(self.cache.objects):
-                if key.startswith(key_prefix):
-                    watcher.push_initial(self.cache.objects[key], revision)
-            if send_initial_events and allow_bookmarks:
-                watcher.push_bookmark(revision, {INITIAL_EVENTS_END: "true"})
-            watcher.resource_version = revision
+            snapshot = self.cache.snapshot()
+            first, end = snapshot.range(key_prefix)
+            watcher.start_with_objects(snapshot.objects, first, end, self.cache.resource_version,
+                                       mark_end=bool(send_initial_events and allow_bookmarks))
         else:
-            for event in self.cache.events_after(start):
-                watcher.add(event)
-            watcher.resource_version = max(watcher.resource_version, self.cache.resource_version)
+            watcher.start_with_events(self.cache.events_after(start),
+                                      max(start, self.cache.resource_version))
         self.watchers.add(watcher)
         return watcher
 

@@ -4,6 +4,7 @@ resourceVersion. Fed in order by one storage watch; read by lists and by watcher
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +26,26 @@ class CachedEvent:
     variants: dict[tuple[str, bool], Any] = field(default_factory=dict)
 
 
+@dataclass(slots=True, frozen=True)
+class Snapshot:
+    """The objects at one point of the cache, in key order. Never changed once taken, so lists and
+    any number of watchers starting between the same two changes share one (k8s clones its btree)."""
+
+    keys: list[str]
+    objects: list[Object]
+
+    def range(self, key_prefix: str) -> tuple[int, int]:
+        """The [start, end) positions of the keys under `key_prefix`."""
+        start = bisect.bisect_left(self.keys, key_prefix)
+        end = bisect.bisect_left(self.keys, key_prefix[:-1] + chr(ord(key_prefix[-1]) + 1), start)
+        return start, end
+
+
 class WatchCache:
     def __init__(self, capacity: int = DEFAULT_CAPACITY):
         self.objects: dict[str, Object] = {}
+        self._keys: list[str] = []  # the keys of `objects`, kept sorted as they come and go
+        self._snapshot: Snapshot | None = None  # of the current state, taken when first asked for
         self.events: deque[CachedEvent] = deque(maxlen=capacity)
         self.resource_version = 0
         # The oldest revision a watch may start after; events before it are not in the ring.
@@ -37,6 +55,8 @@ class WatchCache:
     def replace(self, objects: dict[str, Object], revision: int) -> None:
         """A new list: everything before it is unknown to watchers starting in the past."""
         self.objects = objects
+        self._keys = sorted(objects)
+        self._snapshot = None
         self.events.clear()
         self.resource_version = revision
         self.oldest = revision
@@ -45,11 +65,14 @@ class WatchCache:
     def process(self, event_type: str, key: str, obj: Object, revision: int) -> CachedEvent:
         prev = self.objects.get(key)
         if event_type == DELETED:
-            self.objects.pop(key, None)
+            if self.objects.pop(key, None) is not None:
+                del self._keys[bisect.bisect_left(self._keys, key)]
         else:
             self.objects[key] = obj
             if prev is None:
                 event_type = ADDED
+                bisect.insort(self._keys, key)
+        self._snapshot = None
         event = CachedEvent(event_type, key, obj, prev, revision)
         if len(self.events) == self.events.maxlen:
             self.oldest = self.events[0].revision
@@ -57,6 +80,14 @@ class WatchCache:
         self.resource_version = revision
         self._notify()
         return event
+
+    def snapshot(self) -> Snapshot:
+        """The current objects; copies pointers only, and only once per change however many ask."""
+        snapshot = self._snapshot
+        if snapshot is None:
+            keys = list(self._keys)
+            snapshot = self._snapshot = Snapshot(keys, list(map(self.objects.__getitem__, keys)))
+        return snapshot
 
     def progress(self, revision: int) -> None:
         if revision > self.resource_version:

@@ -1,17 +1,40 @@
 """CacheWatcher: one client's watch on the cache. Events are filtered by key and selector (with the
-transitions an object makes into and out of the selection) and buffered; a watcher whose buffer
-overflows is closed, not waited for, so one slow client never slows the others."""
+transitions an object makes into and out of the selection).
+
+A watch first streams what it starts with (the objects of a snapshot, or the cached events after its
+resourceVersion) straight from the cache at the reader's pace: that never counts against the buffer,
+however large (k8s cacheWatcher.processInterval). Live events are buffered behind it; a watcher whose
+buffer of live events overflows is closed, not waited for, so one slow client never slows the others."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ..interface import ADDED, BOOKMARK, DELETED, MODIFIED, Object, Predicate, WatchEvent
+from ..interface import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Object, Predicate, WatchEvent
 from .watch_cache import CachedEvent
 
 DEFAULT_BUFFER = 4096
+# The initial state is served from memory without waiting: hand the loop back this often, so a reader
+# taking 50,000 objects (an informer, a handler whose writes do not block) never stalls the server.
+YIELD_EVERY = 256
+
+
+class _Initial:
+    """What a watcher starts with: items[position:end], each turned into an event (or None: skipped),
+    then an optional bookmark marking their end."""
+
+    __slots__ = ("items", "position", "end", "convert", "end_bookmark")
+
+    def __init__(self, items: Sequence[Any], start: int, end: int,
+                 convert: Callable[[Any], WatchEvent | None], end_bookmark: WatchEvent | None):
+        self.items = items
+        self.position = start
+        self.end = end
+        self.convert = convert
+        self.end_bookmark = end_bookmark
 
 
 class CacheWatcher:
@@ -20,22 +43,51 @@ class CacheWatcher:
         self.key_prefix = key_prefix
         self.predicate = predicate
         self.resource_version = 0  # of the last event this watcher was given
+        self._initial: _Initial | None = None
         self._buffer: deque[WatchEvent] = deque()
         self._capacity = buffer
         self._ready = asyncio.Event()
         self._closed = False
         self._on_close = on_close
         self._progress = progress
+        self._steps = 0  # initial items looked at since the loop was last handed back
+
+    # ---- what it starts with ----
+
+    def start_with_objects(self, objects: Sequence[Object], start: int, end: int, revision: int,
+                           mark_end: bool) -> None:
+        """objects[start:end] (a snapshot's, never changed) as ADDED at `revision`; with `mark_end`, then
+        the bookmark annotated k8s.io/initial-events-end (a watch-list's)."""
+        predicate = self.predicate
+
+        def added(obj: Object) -> WatchEvent | None:
+            return WatchEvent(ADDED, obj, revision) if predicate is None or predicate(obj) else None
+
+        end_bookmark = bookmark(revision, {INITIAL_EVENTS_END: "true"}) if mark_end else None
+        self._initial = _Initial(objects, start, end, added, end_bookmark)
+        self.resource_version = revision
+
+    def start_with_events(self, events: list[CachedEvent], revision: int) -> None:
+        """The cached events after the watch's resourceVersion (a list of its own, the ring moves on)."""
+        self._initial = _Initial(events, 0, len(events), self._convert, None)
+        self.resource_version = revision
 
     # ---- fed by the cacher ----
 
     def add(self, event: CachedEvent) -> None:
-        if self._closed or not event.key.startswith(self.key_prefix):
+        if self._closed:
             return
+        converted = self._convert(event)
+        if converted is not None:
+            self._push(converted)
+        if event.key.startswith(self.key_prefix):
+            self.resource_version = event.revision
+
+    def _convert(self, event: CachedEvent) -> WatchEvent | None:
+        if not event.key.startswith(self.key_prefix):
+            return None
         variant = self._variant(event)
-        if variant is not None:
-            self._push(_shared(event, *variant))
-        self.resource_version = event.revision
+        return _shared(event, *variant) if variant is not None else None
 
     def _variant(self, event: CachedEvent) -> tuple[str, bool] | None:
         """(type to send, whether the object sent is the previous state)."""
@@ -50,15 +102,8 @@ class CacheWatcher:
             return (MODIFIED if before else ADDED), False
         return (DELETED, True) if before else None
 
-    def push_initial(self, obj: Object, revision: int) -> None:
-        if self.predicate is None or self.predicate(obj):
-            self._push(WatchEvent(ADDED, obj, revision))
-
     def push_bookmark(self, revision: int, annotations: dict[str, str] | None = None) -> None:
-        meta: dict[str, object] = {"resourceVersion": str(revision)}
-        if annotations:
-            meta["annotations"] = annotations
-        self._push(WatchEvent(BOOKMARK, {"metadata": meta}, revision))
+        self._push(bookmark(revision, annotations))
 
     def _push(self, event: WatchEvent) -> None:
         if len(self._buffer) >= self._capacity:
@@ -79,6 +124,10 @@ class CacheWatcher:
         return self
 
     async def __anext__(self) -> WatchEvent:
+        if self._initial is not None:
+            event = await self._next_initial()
+            if event is not None:
+                return event
         while not self._buffer:
             if self._closed:
                 raise StopAsyncIteration
@@ -86,12 +135,43 @@ class CacheWatcher:
             await self._ready.wait()
         return self._buffer.popleft()
 
+    async def _next_initial(self) -> WatchEvent | None:
+        """The next event of the initial state, or None once it is all out (the live ones follow)."""
+        initial = self._initial
+        assert initial is not None
+        while True:
+            self._steps += 1
+            if self._steps >= YIELD_EVERY:
+                self._steps = 0
+                await asyncio.sleep(0)
+            if initial.position >= initial.end:
+                self._initial = None
+                return initial.end_bookmark
+            if self._closed:
+                # Closed before its initial state was out: what is buffered would follow a partial
+                # state, so the stream just ends (the client starts over).
+                self._initial = None
+                self._buffer.clear()
+                raise StopAsyncIteration
+            item = initial.items[initial.position]
+            initial.position += 1
+            event = initial.convert(item)
+            if event is not None:
+                return event
+
     def request_bookmark(self) -> None:
         """A bookmark after every event already buffered, at the cache's current resourceVersion."""
         self.push_bookmark(max(self.resource_version, self._progress()))
 
     async def stop(self) -> None:
         self.close()
+
+
+def bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchEvent:
+    meta: dict[str, object] = {"resourceVersion": str(revision)}
+    if annotations:
+        meta["annotations"] = annotations
+    return WatchEvent(BOOKMARK, {"metadata": meta}, revision)
 
 
 def _shared(event: CachedEvent, event_type: str, previous: bool) -> WatchEvent:
