@@ -1,11 +1,13 @@
 """Informers: a list-and-watch loop per resource that keeps going (re-watching from the last
-resourceVersion, relisting after an error) and hands every change to a handler."""
+resourceVersion, relisting after an error with the reflector's backoff) and hands every change to a
+handler."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +15,7 @@ from typing import Any
 from ..apimachinery import errors
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
-from ..storage.interface import BOOKMARK, ERROR
+from ..storage.interface import BOOKMARK, ERROR, INITIAL_EVENTS_END
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -40,11 +42,43 @@ class Resource:
         return Context(namespace if self.namespaced else "", CONTROLLER_USER)
 
 
+class WatchEndedError(Exception):
+    """The watch cannot go on from where it was: the informer lists again (after its backoff)."""
+
+
+class Backoff:
+    """client-go's reflector backoff: 800ms doubling up to 30s, each with up to as much again of jitter,
+    back to 800ms after two minutes without a failure; so a relist can never spin."""
+
+    INITIAL, CAP, FACTOR, RESET_AFTER = 0.8, 30.0, 2.0, 120.0
+
+    def __init__(self) -> None:
+        self._delay = self.INITIAL
+        self._last = float("-inf")
+
+    def next(self) -> float:
+        now = asyncio.get_running_loop().time()
+        if now - self._last > self.RESET_AFTER:
+            self._delay = self.INITIAL
+        delay = self._delay * (1 + random.random())
+        self._delay = min(self._delay * self.FACTOR, self.CAP)
+        self._last = now + delay
+        return delay
+
+
+SHORT_WATCH_SECONDS = 1.0  # a watch that ends this soon without an event is an error, as the reflector says
+
+
 class Informer:
+    """A watch-list (sendInitialEvents, k8s' streaming list) then its live events, re-watched from the
+    last resourceVersion when the stream ends; relisted, after the backoff, when it cannot be resumed."""
+
     def __init__(self, resource: Resource, handler: Handler):
         self.resource = resource
         self.handler = handler
-        self.synced = asyncio.Event()
+        self.synced = asyncio.Event()  # the handler has seen every object of the first list
+        self.lists = 0  # how many times the whole state was asked for: a relist loop shows here
+        self._backoff = Backoff()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -57,35 +91,56 @@ class Informer:
                 await self._task
 
     async def _run(self) -> None:
-        resource_version = ""
         while True:
             try:
-                resource_version = await self._watch(resource_version)
+                await self._list_and_watch()
             except asyncio.CancelledError:
                 raise
+            except WatchEndedError as err:
+                log.info("watch of %s ended: %s; relisting", self.resource.resource, err)
             except Exception:  # noqa: BLE001 - keep watching; the next pass relists
                 log.exception("informer for %s failed", self.resource.resource)
-                resource_version = ""
-                await asyncio.sleep(1)
+            await asyncio.sleep(self._backoff.next())
+
+    async def _list_and_watch(self) -> None:
+        self.lists += 1
+        resource_version = await self._watch("")
+        while True:
+            resource_version = await self._watch(resource_version)
 
     async def _watch(self, resource_version: str) -> str:
-        """Watches from `resource_version` ("": the current state first) until the stream ends."""
+        """Watches from `resource_version` ("": the current state first) until the stream ends; returns
+        where to resume from. Raises WatchEndedError when the informer must list again."""
+        listing = not resource_version
         query = ListQuery(resource_version=resource_version or "0", allow_watch_bookmarks=True,
                           timeout_seconds=300)
+        if listing:
+            query.send_initial_events, query.resource_version_match = True, "NotOlderThan"
+        loop = asyncio.get_running_loop()
+        started, received = loop.time(), 0
         watcher = await self.resource.store.watch(self.resource.context(), query)
-        if not resource_version:
-            self.synced.set()  # the initial events are queued before anything newer
         try:
             async for event in watcher:
+                received += 1
                 if event.type == ERROR:
                     code = event.object.get("code") if isinstance(event.object, dict) else None
-                    log.info("watch of %s ended with %s; relisting", self.resource.resource, code)
-                    return ""
-                resource_version = event.object["metadata"]["resourceVersion"]
-                if event.type != BOOKMARK:
-                    await self._handle(event.type, event.object)
+                    raise WatchEndedError(f"status {code}")
+                if event.type == BOOKMARK:
+                    if listing and _ends_initial_events(event.object):
+                        listing = False
+                        self.synced.set()
+                    if not listing:
+                        resource_version = event.object["metadata"]["resourceVersion"]
+                    continue
+                if not listing:  # the initial objects come in key order, not resourceVersion order
+                    resource_version = event.object["metadata"]["resourceVersion"]
+                await self._handle(event.type, event.object)
         finally:
             await watcher.stop()
+        if listing:
+            raise WatchEndedError("the stream ended before the end of its initial events")
+        if not received and loop.time() - started < SHORT_WATCH_SECONDS:
+            raise WatchEndedError("very short watch")
         return resource_version
 
     async def _handle(self, event_type: str, obj: Object) -> None:
@@ -93,6 +148,11 @@ class Informer:
             await self.handler(self.resource, event_type, obj)
         except errors.StatusError as err:
             log.info("%s %s: %s", self.resource.resource, obj["metadata"].get("name"), err.message)
+
+
+def _ends_initial_events(bookmark: Object) -> bool:
+    annotations = (bookmark.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(INITIAL_EVENTS_END) == "true"
 
 
 RETRY_SECONDS = 1.0
