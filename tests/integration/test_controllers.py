@@ -68,7 +68,10 @@ def test_namespace_waits_for_finalizers_and_says_so(server):
         ns = server.request("GET", "/api/v1/namespaces/stuck").json()
         conditions = [c for c in ns["status"].get("conditions", []) if c["type"] == "NamespaceContentRemaining"]
         time.sleep(0.1)
-    assert conditions and conditions[0]["message"] == "Some resources are remaining: configmaps has 1 resource instances"
+    # Upstream prints resource.group, so a core resource ends with a dot.
+    assert conditions and conditions[0]["message"] == "Some resources are remaining: configmaps. has 1 resource instances"
+    held_by = next(c for c in ns["status"]["conditions"] if c["type"] == "NamespaceFinalizersRemaining")
+    assert held_by["message"] == "Some finalizers are remaining: example.com/x in 1 resource instances"
     assert ns["status"]["phase"] == "Terminating"
     patch = json.dumps({"metadata": {"finalizers": None}})
     server.request("PATCH", "/api/v1/namespaces/stuck/configmaps/held", patch,
@@ -154,3 +157,68 @@ def test_foreground_deletion_through_a_chain_of_dependents(server):
     configmap(server, "gc-chain-3", ("gc-chain-2", True))
     assert server.request("DELETE", f"{CM}/gc-chain-1", {"propagationPolicy": "Foreground"}).status == 200
     assert gone(server, "gc-chain-1") and gone(server, "gc-chain-2") and gone(server, "gc-chain-3")
+
+
+GIZMOS = "/apis/ns.example.com/v1/namespaces/{ns}/gizmos"
+
+
+def gizmo_crd() -> dict:
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "gizmos.ns.example.com"},
+            "spec": {"group": "ns.example.com", "scope": "Namespaced",
+                     "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def namespace_gone(server, name: str, timeout: float = 15) -> bool:
+    return wait_for(lambda: server.request("GET", f"/api/v1/namespaces/{name}").status == 404, timeout=timeout)
+
+
+def test_deleting_a_namespace_deletes_its_custom_resources(server):
+    """Discovery finds the CRD's resource: the namespace goes, and recreating it finds no gizmo."""
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert server.request("POST", crds, gizmo_crd()).status == 201
+    assert server.request("POST", "/api/v1/namespaces", {"metadata": {"name": "gizmo-ns"}}).status == 201
+    gizmos = GIZMOS.format(ns="gizmo-ns")
+    wait_for(lambda: server.request("GET", gizmos).status == 200, timeout=10)
+    for name in ("g1", "g2"):
+        body = {"apiVersion": "ns.example.com/v1", "kind": "Gizmo", "metadata": {"name": name}}
+        assert server.request("POST", gizmos, body).status == 201
+    assert server.request("DELETE", "/api/v1/namespaces/gizmo-ns").status == 200
+    assert namespace_gone(server, "gizmo-ns")
+    assert server.request("POST", "/api/v1/namespaces", {"metadata": {"name": "gizmo-ns"}}).status == 201
+    assert server.request("GET", gizmos).json()["items"] == []
+    assert server.request("DELETE", "/api/v1/namespaces/gizmo-ns").status == 200
+    assert namespace_gone(server, "gizmo-ns")
+
+
+def test_an_unavailable_aggregated_api_holds_namespace_deletion(server):
+    """As upstream: discovery of an aggregated group fails, so the namespace says so and stays until the
+    group is discoverable again (here: its APIService is removed)."""
+    service = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+               "metadata": {"name": "v1beta1.broken.example.com"},
+               "spec": {"group": "broken.example.com", "version": "v1beta1", "groupPriorityMinimum": 100,
+                        "versionPriority": 10, "insecureSkipTLSVerify": True,
+                        "service": {"namespace": "default", "name": "nowhere", "port": 443}}}
+    api_services = "/apis/apiregistration.k8s.io/v1/apiservices"
+    assert server.request("POST", api_services, service).status == 201
+    try:
+        assert server.request("POST", "/api/v1/namespaces", {"metadata": {"name": "held-ns"}}).status == 201
+        assert server.request("DELETE", "/api/v1/namespaces/held-ns").status == 200
+
+        def failure() -> dict | None:
+            ns = server.request("GET", "/api/v1/namespaces/held-ns").json()
+            return next((c for c in ns["status"].get("conditions", [])
+                         if c["type"] == "NamespaceDeletionDiscoveryFailure" and c["status"] == "True"), None)
+
+        condition = wait_for(failure, timeout=10)
+        assert condition["reason"] == "DiscoveryFailed"
+        assert condition["message"] == (
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: "
+            "broken.example.com/v1beta1: the server is currently unable to handle the request")
+        assert server.request("GET", "/api/v1/namespaces/held-ns").json()["status"]["phase"] == "Terminating"
+    finally:
+        server.request("DELETE", f"{api_services}/v1beta1.broken.example.com")
+    assert namespace_gone(server, "held-ns")

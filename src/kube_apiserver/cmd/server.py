@@ -30,6 +30,7 @@ from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
 from ..authorization.modes import new_authorizer
+from ..controllers.aggregated import aggregated_resources
 from ..controlplane.instance import ExtraConfig, new_instance
 from ..controlplane.rbac import RegistryRuleSource, bootstrap_roles
 from ..registry.context import UserInfo
@@ -160,7 +161,10 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     if config.admission is not None:
         config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
-    return new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
+    server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
+    # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
+    kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
+    return server
 
 
 def client_url(opts: CompletedOptions, port: int) -> str:

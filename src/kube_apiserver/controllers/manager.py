@@ -8,6 +8,7 @@ from typing import Any
 
 from ..api.core.resourcequota.evaluators import new_evaluators
 from .clusterroleaggregation import ClusterRoleAggregationController
+from .discovery import ServerResources, local_resources
 from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .namespace import NamespaceController
@@ -53,11 +54,14 @@ def _find(resources: list[Resource], resource: str) -> Any:
 
 class ControllerManager:
     def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]],
-                 root_ca: str = ""):
-        """`root_ca`: the CA bundle root-ca-cert-publisher publishes (KCM's --root-ca-file)."""
+                 server: Any, root_ca: str = ""):
+        """`root_ca`: the CA bundle root-ca-cert-publisher publishes (KCM's --root-ca-file). `server`: the
+        server whose chain the controllers discover resources in (built-in and custom resources); the
+        aggregator adds its aggregated servers' resources to `discovery`."""
         self.names = names
         self.group_versions = group_versions
         self.root_ca = root_ca
+        self.discovery = ServerResources(local_resources(server))
         self.running: list[Any] = []
 
     async def start(self) -> None:
@@ -68,7 +72,7 @@ class ControllerManager:
         if enabled(self.names, "namespace") and "namespaces/finalize" in core:
             namespaces = _find(resources, "namespaces")
             self.running.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
-                                                    core["namespaces/finalize"].scope.storage, resources))
+                                                    core["namespaces/finalize"].scope.storage, self.discovery))
         if enabled(self.names, "serviceaccount"):
             accounts = _find(resources, "serviceaccounts")
             if accounts is not None:

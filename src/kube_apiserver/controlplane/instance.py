@@ -82,7 +82,8 @@ class Instance:
         self.generic_api_server.add_post_start_hook("bootstrap-controller", kubernetes.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-bootstrap-controller", kubernetes.stop)
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
-                                        extra.root_ca)
+                                        self.generic_api_server, extra.root_ca)
+        self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
 
