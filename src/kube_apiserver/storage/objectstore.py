@@ -16,6 +16,7 @@ from .interface import (
     ADDED,
     BOOKMARK,
     DELETED,
+    INITIAL_EVENTS_END,
     MODIFIED,
     ConflictError,
     DeleteValidation,
@@ -34,6 +35,7 @@ from .interface import (
 )
 from .kv import DELETE, KV, CompactedError, FutureRevisionError, KeyValue, KVBatch, KVEvent, prefix_end
 
+YIELD_EVERY = 256  # initial objects served before handing the event loop back
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 INCONSISTENT_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can start a new "
@@ -191,20 +193,18 @@ class ObjectStore:
         if requested and requested < compacted:
             raise ExpiredError(f"too old resource version: {requested} ({compacted})")
         end = prefix_end(key_prefix)
-        initial: list[WatchEvent] = []
-        watch_list = send_initial_events is True  # asked for explicitly: ends with the marked bookmark
+        initial: list[KeyValue] = []
+        end_bookmark = None
         if send_initial_events if send_initial_events is not None else not requested:
-            # Unset or "0": the current state as ADDED events, then every change after it.
+            # Unset or "0": the current state as ADDED events, then every change after it. The values
+            # are decoded as the reader takes them, never queued as events.
             page = await self.kv.range(key_prefix, end)
             requested = max(page.revision, requested)
-            for kv in page.kvs:
-                obj = decode(kv.value, kv.mod_revision)
-                if predicate is None or predicate(obj):
-                    initial.append(WatchEvent(ADDED, obj, kv.mod_revision))
-            if watch_list and allow_bookmarks:
-                initial.append(_bookmark(requested, {"k8s.io/initial-events-end": "true"}))
+            initial = page.kvs
+            if send_initial_events is True and allow_bookmarks:  # a watch-list's: ends with the marked bookmark
+                end_bookmark = _bookmark(requested, {INITIAL_EVENTS_END: "true"})
         stream = self.kv.watch(key_prefix, end, requested + 1)
-        return ObjectWatcher(stream, initial, predicate, progress_notify)
+        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested)
 
 
 def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchEvent:
@@ -238,21 +238,28 @@ def _transform(event: KVEvent, predicate: Predicate | None) -> WatchEvent | None
 
 
 class ObjectWatcher:
-    """An async iterator of WatchEvents; stop() ends it."""
+    """An async iterator of WatchEvents: the initial objects (if any), then the stream's; stop() ends it."""
 
-    def __init__(self, stream: AsyncIterator[KVBatch], initial: list[WatchEvent], predicate: Predicate | None,
-                 progress_notify: bool = False):
+    def __init__(self, stream: AsyncIterator[KVBatch], initial: list[KeyValue], predicate: Predicate | None,
+                 progress_notify: bool = False, end_bookmark: WatchEvent | None = None, revision: int = 0):
         self._stream = stream
-        self._pending: deque[WatchEvent] = deque(initial)
+        self._initial = iter(initial)
+        self._end_bookmark = end_bookmark
+        self._pending: deque[WatchEvent] = deque()
         self._predicate = predicate
         self._progress_notify = progress_notify
         self._stopped = asyncio.Event()
-        self._revision = max((e.revision for e in initial), default=0)
+        self._revision = revision if initial or end_bookmark else 0
+        self._steps = 0
 
     def __aiter__(self) -> ObjectWatcher:
         return self
 
     async def __anext__(self) -> WatchEvent:
+        if self._initial is not None:
+            event = await self._next_initial()
+            if event is not None:
+                return event
         while not self._pending:
             if self._stopped.is_set():
                 raise StopAsyncIteration
@@ -270,6 +277,23 @@ class ObjectWatcher:
         event = self._pending.popleft()
         self._revision = max(self._revision, event.revision)
         return event
+
+    async def _next_initial(self) -> WatchEvent | None:
+        """The next initial object as ADDED (then the end bookmark), or None once they are all out."""
+        predicate = self._predicate
+        for kv in self._initial:  # type: ignore[union-attr]
+            self._steps += 1
+            if self._steps % YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # served without waiting: hand the loop back now and then
+            if self._stopped.is_set():
+                self._initial = None
+                raise StopAsyncIteration
+            obj = decode(kv.value, kv.mod_revision)
+            if predicate is None or predicate(obj):
+                return WatchEvent(ADDED, obj, kv.mod_revision)
+        self._initial = None
+        end, self._end_bookmark = self._end_bookmark, None
+        return end
 
     def request_bookmark(self) -> None:
         self._pending.append(_bookmark(self._revision))

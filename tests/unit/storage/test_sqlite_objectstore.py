@@ -169,6 +169,26 @@ async def test_watch_zero_sends_current_state_and_selector_transitions(store, kv
 
 
 @run
+async def test_watch_list_streams_a_large_state_then_its_end_bookmark_and_live_events(store, kv):
+    await asyncio.gather(*(store.create(f"/r/big/{i:05d}", cm(f"{i:05d}")) for i in range(5000)))
+    listed_at = await store.current_revision()
+    watcher = await store.watch("/r/big/", "", send_initial_events=True, allow_bookmarks=True)
+    assert not watcher._pending  # decoded as taken, never queued as events
+    await store.create("/r/big/live", cm("live"))
+    events = [await asyncio.wait_for(anext(watcher), 5) for _ in range(5002)]
+    assert [e.object["metadata"]["name"] for e in events[:5000]] == [f"{i:05d}" for i in range(5000)]
+    end, live = events[5000], events[5001]
+    assert end.type == "BOOKMARK" and end.object["metadata"] == {
+        "resourceVersion": str(listed_at), "annotations": {"k8s.io/initial-events-end": "true"}}
+    assert (live.type, live.object["metadata"]["name"]) == ("ADDED", "live")
+    await watcher.stop()
+    stopped = await store.watch("/r/big/", "0")
+    await anext(stopped)
+    await stopped.stop()
+    assert [e async for e in stopped] == []  # stopped in the middle of its initial state: it ends
+
+
+@run
 async def test_compaction_expires_old_revisions(store, kv):
     a = await store.create("/r/a", cm("a"))
     for i in range(5):
