@@ -8,12 +8,13 @@ pairs a path with an :class:`ErrorType`, the offending value and a detail text.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import StrEnum
 from typing import Any
+
+from .gostrconv import format_float, format_json_float
+from .gostrconv import quote as go_quote  # field.go_quote: the name the validation code imports
 
 
 class Path:
@@ -248,33 +249,6 @@ def aggregate_message(errors: Sequence[object]) -> str:
 
 # --- Go value formatting -------------------------------------------------
 
-_QUOTE_ESCAPES = {
-    "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
-    "\t": "\\t", "\v": "\\v", '"': '\\"', "\\": "\\\\",
-}
-
-
-def go_quote(s: str) -> str:
-    """Go's ``strconv.Quote`` (what ``%q`` prints for a string)."""
-    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
-        return f'"{s}"'
-    return '"' + "".join(_quote_char(ch) for ch in s) + '"'
-
-
-def _quote_char(ch: str) -> str:
-    esc = _QUOTE_ESCAPES.get(ch)
-    if esc is not None:
-        return esc
-    if ch.isprintable():
-        return ch
-    cp = ord(ch)
-    if cp < 0x20 or cp == 0x7F:
-        return f"\\x{cp:02x}"
-    if 0xD800 <= cp <= 0xDFFF:
-        return "\ufffd"
-    return f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
-
-
 def format_bad_value(value: Any) -> str:
     """Render a bad value as Go's ``ErrorBody`` does: %q, %v or JSON."""
     if isinstance(value, str):
@@ -284,7 +258,7 @@ def format_bad_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _go_float_g(value)
+        return format_float(value)
     return go_json(value)
 
 
@@ -292,56 +266,8 @@ def _go_sprint(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _go_float_g(value)
+        return format_float(value)
     return str(value)
-
-
-def _float_digits(value: float) -> tuple[str, int]:
-    """Shortest round-trip digits and decimal-point position of ``abs(value)``."""
-    tup = Decimal(repr(abs(value))).normalize().as_tuple()
-    digits = "".join(map(str, tup.digits)).rstrip("0") or "0"
-    exponent = int(tup.exponent) + (len(tup.digits) - len(digits))
-    return digits, len(digits) + exponent
-
-
-def _go_float_g(value: float) -> str:
-    """``strconv.FormatFloat(v, 'g', -1, 64)`` (what %v prints for float64)."""
-    if math.isnan(value) or math.isinf(value):
-        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    digits, dp = _float_digits(value)
-    sign = "-" if value < 0 else ""
-    if dp - 1 < -4 or dp - 1 >= 6:
-        return sign + _fmt_e(digits, dp - 1)
-    return sign + _fmt_f(digits, dp)
-
-
-def _fmt_e(digits: str, exp: int) -> str:
-    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    esign = "-" if exp < 0 else "+"
-    return f"{mant}e{esign}{abs(exp):02d}"
-
-
-def _fmt_f(digits: str, dp: int) -> str:
-    if dp <= 0:
-        return "0." + "0" * (-dp) + digits
-    if dp >= len(digits):
-        return digits + "0" * (dp - len(digits))
-    return digits[:dp] + "." + digits[dp:]
-
-
-def _go_json_float(value: float) -> str:
-    """encoding/json's float64 encoding."""
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    digits, dp = _float_digits(value)
-    sign = "-" if value < 0 else ""
-    if abs(value) < 1e-6 or abs(value) >= 1e21:
-        mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp = dp - 1
-        return f"{sign}{mant}e{'-' if exp < 0 else '+'}{abs(exp)}"
-    return sign + _fmt_f(digits, dp)
 
 
 _JSON_ESCAPES = {
@@ -378,7 +304,7 @@ def go_json(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _go_json_float(value)
+        return format_json_float(value)
     if isinstance(value, dict):
         items = sorted((str(k), v) for k, v in value.items())
         return "{" + ",".join(f"{_go_json_string(k)}:{go_json(v)}" for k, v in items) + "}"

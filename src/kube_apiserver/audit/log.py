@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Protocol
 
 import orjson
 
-from ..cli.gostrconv import go_quote
+from ..apimachinery.gostrconv import quote as go_quote
 from .rotate import RotatingFile
 
 log = logging.getLogger("kube_apiserver.audit")

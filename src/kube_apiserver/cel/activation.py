@@ -19,6 +19,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from kube_apiserver.apimachinery.goduration import parse_strfmt_duration_ns
+
 Schema = dict[str, Any]
 
 RESERVED = frozenset({
@@ -113,24 +115,7 @@ def _string(value: str, fmt: str) -> Any:
     return value
 
 
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600,
-          "d": 86400, "w": 604800}
-_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)\s*(ns|us|µs|μs|ms|s|m|h|d|w)")
-
-
 def parse_duration(text: str) -> timedelta:
-    """strfmt.ParseDuration: Go durations ("1h30m", "-1.5s") plus days and weeks."""
-    body = text.strip()
-    sign = -1 if body.startswith("-") else 1
-    body = body.lstrip("+-")
-    if body == "0":
-        return timedelta(0)
-    seconds, pos = 0.0, 0
-    for match in _DURATION_PART.finditer(body):
-        if match.start() != pos:
-            break
-        seconds += float(match.group(1)) * _UNITS[match.group(2)]
-        pos = match.end()
-    if pos == 0 or body[pos:].strip():
-        raise ValueError(f"time: invalid duration {text!r}")
-    return timedelta(seconds=sign * seconds)
+    """A `format: duration` string as CEL sees it: Kubernetes converts it with strfmt.ParseDuration (Go's
+    grammar, else "<n> <unit>" pairs with days and weeks), truncated to the microseconds timedelta holds."""
+    return timedelta(microseconds=parse_strfmt_duration_ns(text) // 1000)

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from kube_apiserver.apimachinery.gostrconv import quote as go_quote
 from kube_apiserver.cli.flagset import Flag, NamedFlagSets
-from kube_apiserver.cli.gostrconv import go_quote
 
 
 class FlagError(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kube_apiserver.cli.gostrconv import atoi
+from kube_apiserver.apimachinery.gostrconv import atoi
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import csv
 import ipaddress
 from typing import Any
 
-from kube_apiserver.cli import goduration, gostrconv
+from kube_apiserver.apimachinery import goduration, gostrconv
 from kube_apiserver.cli.portrange import PortRange
 
 
@@ -113,7 +113,7 @@ class IPValue(Value):
         try:
             return str(ipaddress.ip_address(raw.strip()))
         except ValueError:
-            raise ValueError(f"failed to parse IP: {gostrconv.go_quote(raw)}") from None
+            raise ValueError(f"failed to parse IP: {gostrconv.quote(raw)}") from None
 
     def render(self, value: Any) -> str:
         return "<nil>" if value is None else str(value)

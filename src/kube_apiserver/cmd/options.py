@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NoReturn
 
 from kube_apiserver import logs
+from kube_apiserver.apimachinery.gostrconv import quote as go_quote
 from kube_apiserver.cli.flagset import NamedFlagSets
-from kube_apiserver.cli.gostrconv import go_quote
 from kube_apiserver.cli.parse import FlagError, parse_args
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from kube_apiserver.cli import goduration, gostrconv
+from kube_apiserver.apimachinery import goduration, gostrconv
 from kube_apiserver.cli.aggregate import aggregate_message
 from kube_apiserver.cli.flagset import NamedFlagSets
 from kube_apiserver.cli.parse import FlagError, parse_args

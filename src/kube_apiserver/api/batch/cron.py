@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...cli.goduration import parse_duration_ns
+from ...apimachinery.goduration import parse_duration_ns
 from .timezone import load_location_error
 
 

@@ -14,6 +14,8 @@ import unicodedata
 from collections.abc import Callable
 from datetime import date
 
+from ...apimachinery.goduration import parse_strfmt_duration_ns
+
 # formats.go: formats known at each Kubernetes version (names without dashes, as go-openapi normalizes)
 _FORMATS_1_0 = frozenset({
     "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3", "uuid4",
@@ -75,30 +77,13 @@ def is_date_time(s: str) -> bool:
     return m is not None and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
 
 
-_GO_DURATION = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+\Z")
-_DURATION_MATCHER = re.compile(r"((\d+)\s*([A-Za-zµ]+))", re.ASCII)
-_TIME_UNITS = (("ns", "nano"), ("us", "µs", "micro"), ("ms", "milli"), ("s", "sec"), ("m", "min"),
-               ("h", "hr", "hour"), ("d", "day"), ("w", "wk", "week"))
-
-
-def is_go_duration(s: str) -> bool:
-    """``time.ParseDuration`` accepts ``s``."""
-    body = s[1:] if s[:1] in ("-", "+") else s
-    return body == "0" or bool(_GO_DURATION.match(s))
-
-
 def is_duration(s: str) -> bool:
-    """strfmt.ParseDuration: Go durations, or "<n> <unit>" pairs anywhere in the text."""
-    if is_go_duration(s):
-        return True
-    for m in _DURATION_MATCHER.finditer(s):
-        unit = m.group(3).strip().lower()
-        for variants in _TIME_UNITS:
-            last = len(variants) - 1
-            for i, variant in enumerate(variants):
-                if (i == last and unit.startswith(variant)) or variant.lower() == unit:
-                    return True
-    return False
+    """strfmt.ParseDuration accepts ``s``: a Go duration, or "<n> <unit>" pairs anywhere in the text."""
+    try:
+        parse_strfmt_duration_ns(s)
+    except ValueError:
+        return False
+    return True
 
 
 # --- network -----------------------------------------------------------------------

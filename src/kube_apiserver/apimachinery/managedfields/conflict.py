@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import StatusError
+from ..gostrconv import quote as go_quote
 from .fieldpath import Path, path_string
 from .managed import UPDATE, parse_identifier
-from .values import go_quote
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..gostrconv import format_float as go_float
+from ..gostrconv import quote as go_quote
 from .fieldpath import element_string, index
 from .schematype import DEDUCED, Atom, ItemError, TypeRef, deduce, item_element, resolve
-from .values import ABSENT, go_float, go_quote
+from .values import ABSENT
 
 Errors = list[tuple[str, str]]
 

@@ -5,9 +5,9 @@ numbers (ints and floats compare numerically) < strings < booleans < lists < map
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
 from typing import Any
+
+from ..gostrconv import format_float, format_json_float, quote
 
 Frozen = tuple[Any, ...]
 
@@ -70,63 +70,6 @@ def equal(a: Any, b: Any) -> bool:
 
 # ---- printing as Go does ----
 
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-               "\\": "\\\\", '"': '\\"'}
-
-
-def go_quote(text: str) -> str:
-    """strconv.Quote (Go's %q)."""
-    out = []
-    for char in text:
-        if char in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[char])
-        elif char.isprintable() or char == " ":
-            out.append(char)
-        elif ord(char) < 0x80:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) <= 0xFFFF:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
-    return '"' + "".join(out) + '"'
-
-
-def _shortest(number: float) -> tuple[str, int]:
-    """The shortest round-tripping digits of |number| and its decimal point position (0.DIGITS x 10^point)."""
-    _, digits, exponent = Decimal(repr(abs(number))).as_tuple()
-    text = "".join(map(str, digits))
-    return text.rstrip("0") or "0", len(text) + int(exponent)
-
-
-def _exponent_form(sign: str, digits: str, point: int) -> str:
-    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    exp = point - 1
-    return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-
-
-def go_float(number: float) -> str:
-    """Go's %v of a float64: strconv 'g' with the shortest precision."""
-    if math.isinf(number):
-        return "+Inf" if number > 0 else "-Inf"
-    if math.isnan(number):
-        return "NaN"
-    if number == 0:
-        return "0"
-    sign = "-" if number < 0 else ""
-    digits, point = _shortest(number)
-    if point - 1 < -4 or point - 1 >= 6:
-        return _exponent_form(sign, digits, point)
-    return sign + _fixed(digits, point)
-
-
-def _fixed(digits: str, point: int) -> str:
-    if point <= 0:
-        return "0." + "0" * -point + digits
-    if point >= len(digits):
-        return digits + "0" * (point - len(digits))
-    return digits[:point] + "." + digits[point:]
-
-
 def to_string(value: Any) -> str:
     """value.ToString, used in path element names such as [name="nginx"]."""
     if value is None:
@@ -134,11 +77,11 @@ def to_string(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return go_float(value)
+        return format_float(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return go_quote(value)
+        return quote(value)
     if isinstance(value, list):
         return "[" + ",".join(to_string(item) for item in value) + "]"
     if isinstance(value, dict):
@@ -165,24 +108,13 @@ def go_json_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def go_json_float(number: float) -> str:
-    """encoding/json's float64: fixed notation unless the exponent is < -6 or >= 21."""
-    if number == 0:
-        return "0"
-    sign = "-" if number < 0 else ""
-    digits, point = _shortest(number)
-    if abs(number) < 1e-6 or abs(number) >= 1e21:
-        return _exponent_form(sign, digits, point)
-    return sign + _fixed(digits, point)
-
-
 def go_json(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return go_json_float(value)
+        return format_json_float(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from kube_apiserver.apimachinery.gostrconv import format_float, quote
 from kube_apiserver.cel.errors import LibraryError
 from kube_apiserver.cel.values import tag_type, type_name
 
@@ -20,29 +21,6 @@ _SPECIAL_DOUBLES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.in
 
 def _clause_error(what: str, value: Any) -> LibraryError:
     return LibraryError(f"error during formatting: {what}, was given {type_name(value)}")
-
-
-def go_float(value: float) -> str:
-    """Go's %g with the shortest representation (strconv 'g', -1): what string(double) prints."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
-    text = "".join(map(str, digits))
-    point = len(text) + int(exponent)  # position of the decimal point in `text`
-    if point - 1 < -4 or point - 1 >= 6:  # strconv uses precision 6 for the %e decision
-        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-        body = f"{mantissa}e{point - 1:+03d}"
-    elif point <= 0:
-        body = "0." + "0" * -point + text
-    elif point >= len(text):
-        body = text + "0" * (point - len(text))
-    else:
-        body = text[:point] + "." + text[point:]
-    return ("-" if sign else "") + body
 
 
 def _duration(value: timedelta) -> str:
@@ -62,7 +40,7 @@ def _string(value: Any, nested: bool = False) -> str:
     """The %s clause (FormatString); inside lists and maps values are quoted as CEL literals."""
     kind = type(value)
     if kind is str:
-        return _go_quote(value) if nested else value
+        return quote(value) if nested else value
     if kind is bool:
         return "true" if value else "false"
     if kind is int:
@@ -71,12 +49,12 @@ def _string(value: Any, nested: bool = False) -> str:
         if nested:
             text = _fixed(value, DEFAULT_PRECISION)
             return f'"{text}"' if not math.isfinite(value) else text
-        return go_float(value)
+        return format_float(value)
     if value is None:
         return "null"
     if kind is bytes:
         text = value.decode("utf-8", "replace")
-        return "b" + _go_quote(text) if nested else text
+        return "b" + quote(text) if nested else text
     if kind is timedelta:
         return f'duration("{_duration(value)}")' if nested else _duration(value)
     if kind is datetime:
@@ -97,22 +75,6 @@ def _map(value: dict[Any, Any]) -> str:
         pairs.append((_string(key, True), _string(item, True)))
     pairs.sort(key=lambda pair: pair[0])
     return "{" + ", ".join(f"{key}:{item}" for key, item in pairs) + "}"
-
-
-def _go_quote(text: str) -> str:
-    """strconv.Quote for the common cases: printable runes kept, the rest escaped."""
-    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-               "\\": "\\\\", '"': '\\"'}
-    out = []
-    for ch in text:
-        if ch in escapes:
-            out.append(escapes[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return '"' + "".join(out) + '"'
 
 
 def _double(value: Any, what: str) -> float:

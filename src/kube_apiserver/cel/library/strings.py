@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kube_apiserver.apimachinery.gostrconv import quote as go_quote
 from kube_apiserver.cel.errors import LibraryError, NoSuchOverload
 from kube_apiserver.cel.library.formatting import format_string
 
@@ -130,14 +131,11 @@ def join(items: Any, sep: Any = "") -> str:
     return sep.join(items)
 
 
-_QUOTE = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-          "\\": "\\\\", '"': '\\"'}
-
-
 def quote(text: Any) -> str:
-    """strings.quote: the string as a double-quoted CEL literal."""
+    """strings.quote: the string as a double-quoted CEL literal. cel-go escapes only the named escapes
+    (\\a \\b \\f \\n \\r \\t \\v \\\\ \\") and keeps every other rune as it is, unlike strconv.Quote."""
     _str(text)
-    return '"' + "".join(_QUOTE.get(ch, ch) for ch in text) + '"'
+    return go_quote(text, escape_unprintable=False)
 
 
 def format_(text: Any, args: Any) -> str:

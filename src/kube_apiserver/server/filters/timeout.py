@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from ...apimachinery import errors
+from ...apimachinery.goduration import parse_duration
 from ...endpoints.http import Handler, Request, Response
 
 LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
@@ -23,7 +24,9 @@ def with_timeout(handler: Handler, timeout: float) -> Handler:
         seconds = timeout
         requested = req.param("timeout")
         if requested:
-            seconds = min(timeout, _duration(requested) or timeout)
+            user_seconds = _requested_timeout(requested)
+            if 0 < user_seconds < timeout:  # 0s or more than the maximum: the server's own timeout
+                seconds = user_seconds
         try:
             async with asyncio.timeout(seconds):  # no task per request, unlike wait_for
                 return await handler(req)
@@ -33,12 +36,9 @@ def with_timeout(handler: Handler, timeout: float) -> Handler:
     return timing_out
 
 
-def _duration(value: str) -> float | None:
-    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-    for suffix in ("ms", "h", "m", "s"):
-        if value.endswith(suffix):
-            try:
-                return float(value[: -len(suffix)]) * units[suffix]
-            except ValueError:
-                return None
-    return None
+def _requested_timeout(value: str) -> float:
+    """?timeout= as WithRequestDeadline reads it: Go's time.ParseDuration ("1m30s", "500ms"), else 400."""
+    try:
+        return parse_duration(value)
+    except ValueError as err:
+        raise errors.bad_request(f"invalid timeout specified in the request URL - {err}") from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kube_apiserver.cli import gostrconv
+from kube_apiserver.apimachinery import gostrconv
 from kube_apiserver.cli.flagset import FlagSet
 from kube_apiserver.cli.values import ConfigurationMapValue
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kube_apiserver.apimachinery.gostrconv import quote as go_quote
 from kube_apiserver.cli.flagset import FlagSet
-from kube_apiserver.cli.gostrconv import go_quote
 
 PLUGIN = "log"
 GROUP_VERSION = "audit.k8s.io/v1"

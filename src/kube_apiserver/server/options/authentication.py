@@ -7,10 +7,10 @@ import os
 from dataclasses import dataclass, field
 
 from kube_apiserver import logs
+from kube_apiserver.apimachinery.goduration import format_duration
+from kube_apiserver.apimachinery.gostrconv import quote as go_quote
 from kube_apiserver.cli.flagset import FlagSet
-from kube_apiserver.cli.goduration import format_duration
 from kube_apiserver.cli.gofile import read_error
-from kube_apiserver.cli.gostrconv import go_quote
 from kube_apiserver.server import certs
 from kube_apiserver.serviceaccount import keys
 from kube_apiserver.serviceaccount.claims import WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS
