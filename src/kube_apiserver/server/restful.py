@@ -7,6 +7,7 @@ from ..endpoints import discovery
 from ..endpoints.handlers.responses import write_status_error
 from ..endpoints.http import Request, Response
 from ..endpoints.installer import ResourceRoutes
+from ..endpoints.request_info import GROUPLESS_API_PREFIXES, SPECIAL_VERBS, RequestInfo
 
 
 class APIContainer:
@@ -62,15 +63,8 @@ class APIContainer:
         resource = routes.get(key)
         if resource is None:
             raise errors.route_not_found()
-        namespaced = resource.scope.info.namespaced
-        if not namespaced and info.namespace and info.resource != "namespaces":
-            raise errors.route_not_found()  # cluster-scoped resources have no namespaced paths
-        if namespaced and not info.namespace:
-            if info.name:
-                raise errors.route_not_found()
-            if info.verb not in ("list", "watch"):
-                raise errors.method_not_allowed()  # across namespaces: only list and watch
-        if info.name and req.method == "POST" and not info.subresource:
+        _check_route(info, resource)
+        if len(info.parts) > 1 and req.method == "POST" and not info.subresource:
             raise errors.method_not_allowed()
         return await resource.serve(req)
 
@@ -103,3 +97,34 @@ class APIContainer:
         if gv is None:
             raise errors.route_not_found()
         return discovery.discovery_response(req, manager.api_resource_list(gv))
+
+
+def _route_segments(info: RequestInfo) -> int:
+    """How many path segments follow the group version (and a /watch/ or /proxy/ prefix): what go-restful
+    matches against a resource's routes."""
+    segments = info.path.strip("/").split("/")
+    start = 2 if info.api_prefix in GROUPLESS_API_PREFIXES else 3
+    if info.verb in SPECIAL_VERBS and len(segments) > start and segments[start] == info.verb:
+        start += 1
+    return len(segments) - start
+
+
+def _check_route(info: RequestInfo, resource: ResourceRoutes) -> None:
+    """What the installer's routes would refuse (404 for no route, 405 for a route without that method).
+
+    A resource is routed under /namespaces/{namespace}/ exactly when it is namespaced: request info reads
+    /api/v1/namespaces/a/nodes as nodes in namespace a (authorization sees that), but no route serves it, so a
+    cluster-scoped object is never reached through a namespace path (the namespaces resource included: its own
+    path /namespaces/{name}[/status|/finalize] names no namespace before the resource). Named paths count
+    the path's segments, not info.name, which a list's metadata.name field selector fills."""
+    under_namespace = _route_segments(info) != len(info.parts)
+    namespaced = resource.scope.info.namespaced
+    if under_namespace and not namespaced:
+        raise errors.route_not_found()
+    if namespaced and not under_namespace:
+        if len(info.parts) > 1:
+            raise errors.route_not_found()  # no /<resource>/{name} route for a namespaced resource
+        if info.verb not in ("list", "watch"):
+            raise errors.method_not_allowed()  # across namespaces: only list and watch
+    if len(info.parts) > 3 and not getattr(resource.scope.storage, "subpath_key", ""):
+        raise errors.route_not_found()  # only a proxy subresource takes a path after it
