@@ -139,8 +139,27 @@ class Store:
         except storage.StorageError as err:
             raise self.interpret(err, name) from None
         if self.should_delete_during_update(out):
-            return await self._delete_now(ctx, key, name, out), False
+            return await self._delete_emptied(ctx, key, name, out), False
         return out, created
+
+    async def _delete_emptied(self, ctx: Context, key: str, name: str, obj: Object) -> Object:
+        """Completes the deletion an update allowed (deleteWithoutFinalizers): a later write that made
+        the object wait again (a new finalizer) keeps it; one that deleted it already is no error."""
+        while True:
+            try:
+                return await self._delete_now(ctx, key, name, obj)
+            except ChangedSinceRead:
+                pass
+            except errors.StatusError as err:
+                if err.code == 404:
+                    return obj  # deleting is racy: several updates may remove the last finalizers
+                raise
+            try:
+                obj = await self.storage.get(key)
+            except storage.KeyNotFoundError:
+                return obj
+            if not self.should_delete_during_update(obj):
+                return obj
 
     def should_delete_during_update(self, obj: Object) -> bool:
         """An update that removed the last finalizer of an object being deleted completes the deletion."""
@@ -184,26 +203,34 @@ class Store:
 
     async def delete(self, ctx: Context, name: str, delete_validation: ValidateObjectFunc | None = None,
                      options: DeleteOptions | None = None) -> tuple[Object, bool]:
-        """Returns (what to answer, whether the object is gone)."""
+        """Returns (what to answer, whether the object is gone).
+
+        What a delete does is decided on the object as read; when another writer changes it before the
+        deletion is written, the decision is made again on what it wrote (GuaranteedUpdate's conflict retry),
+        so only the client's own preconditions ever answer 409."""
         options = options or DeleteOptions()
         key = self.key(ctx, name)
-        existing = await self.get(ctx, name)
-        preconditions = storage.Preconditions(options.preconditions_uid, options.preconditions_resource_version)
-        try:
-            preconditions.check(key, existing)
-        except storage.ConflictError as err:
-            raise self.interpret(err, name) from None
-        if delete_validation is not None:
-            await delete_validation(ctx, existing)
-        grace = self._grace_period(existing, options)
-        if grace == PENDING:
-            return existing, False  # a graceful deletion is under way; only a shorter period changes it
-        finalizers = deletion_finalizers(existing, options, orphan_by_default=self.strategy.orphan_by_default)
-        if grace or finalizers:
-            return await self._mark_for_deletion(ctx, key, name, finalizers, preconditions, grace), False
-        if ctx.dry_run:
-            return self._deleted_answer(existing), True
-        return await self._delete_now(ctx, key, name, existing, preconditions), True
+        while True:
+            existing = await self.get(ctx, name)
+            preconditions = storage.Preconditions(options.preconditions_uid, options.preconditions_resource_version)
+            try:
+                preconditions.check(key, existing)
+            except storage.ConflictError as err:
+                raise self.interpret(err, name) from None
+            if delete_validation is not None:
+                await delete_validation(ctx, existing)
+            grace = self._grace_period(existing, options)
+            if grace == PENDING:
+                return existing, False  # a graceful deletion is under way; only a shorter period changes it
+            finalizers = deletion_finalizers(existing, options, orphan_by_default=self.strategy.orphan_by_default)
+            try:
+                if grace or finalizers:
+                    return await self._mark_for_deletion(ctx, key, name, options, preconditions, grace), False
+                if ctx.dry_run:
+                    return self._deleted_answer(existing), True
+                return await self._delete_now(ctx, key, name, existing, preconditions), True
+            except ChangedSinceRead:
+                continue
 
     def _grace_period(self, obj: Object, options: DeleteOptions) -> int | str:
         """rest.BeforeDelete: the grace period to wait (0: none), or PENDING when a graceful deletion
@@ -221,22 +248,27 @@ class Store:
             return 0
         return options.grace_period_seconds or 0
 
-    async def _mark_for_deletion(self, ctx: Context, key: str, name: str, finalizers: list[str],
+    async def _mark_for_deletion(self, ctx: Context, key: str, name: str, options: DeleteOptions,
                                  preconditions: storage.Preconditions, grace: int = 0) -> Object:
         """Set deletionTimestamp (now + the grace period) and the finalizers; the end of the grace period
         (a delete with gracePeriodSeconds=0, by the kubelet) or the removal of the last finalizer
-        deletes the object (k8s Store.updateForGracefulDeletionAndFinalizers)."""
+        deletes the object (k8s Store.updateForGracefulDeletionAndFinalizers). The finalizers are those of
+        the object as it is when written, so a finalizer another writer just added is kept."""
 
         async def mark(current: Object) -> Object:
+            finalizers = deletion_finalizers(current, options, orphan_by_default=self.strategy.orphan_by_default)
+            if not grace and not finalizers:
+                raise ChangedSinceRead(key)  # its finalizers went meanwhile: it is to be deleted now
             meta = current["metadata"]
             if grace or not meta.get("deletionTimestamp"):
                 meta["deletionTimestamp"] = _after(grace)
                 meta["deletionGracePeriodSeconds"] = grace
                 if grace and meta.get("generation"):
                     meta["generation"] += 1
-            meta["finalizers"] = deletion_finalizers(current, None, finalizers)
-            if not meta["finalizers"]:
-                del meta["finalizers"]
+            if finalizers:
+                meta["finalizers"] = finalizers
+            else:
+                meta.pop("finalizers", None)
             return current
 
         if ctx.dry_run:
@@ -248,10 +280,16 @@ class Store:
 
     async def _delete_now(self, ctx: Context, key: str, name: str, existing: Object,
                           preconditions: storage.Preconditions | None = None) -> Object:
-        preconditions = preconditions or storage.Preconditions()
-        preconditions.resource_version = preconditions.resource_version or existing["metadata"]["resourceVersion"]
+        """Deletes the object if it is still `existing`; raises ChangedSinceRead when another write came
+        first (the client's preconditions are checked first: theirs fail with 409)."""
+        read = existing["metadata"]["resourceVersion"]
+
+        async def unchanged(current: Object) -> None:
+            if current["metadata"].get("resourceVersion") != read:
+                raise ChangedSinceRead(key)
+
         try:
-            deleted = await self.storage.delete(key, preconditions)
+            deleted = await self.storage.delete(key, preconditions, unchanged)
         except storage.StorageError as err:
             raise self.interpret(err, name) from None
         return self._deleted_answer(deleted)
@@ -313,6 +351,13 @@ class Store:
 
 
 PENDING = "pending"
+
+
+class ChangedSinceRead(Exception):  # noqa: N818 - a signal to decide again, not an error anyone sees
+    """The object was written between the read a deletion was decided on and the deletion."""
+
+    def __init__(self, key: str):
+        super().__init__(f"{key} changed since it was read")
 
 
 def _after(seconds: int) -> str:
