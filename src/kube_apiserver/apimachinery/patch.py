@@ -7,9 +7,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
+
 from . import errors
 
 JSONValue = Any
+
+# kube-apiserver's JSONPatchMaxCopyBytes (json-patch's AccumulatedCopySizeLimit): what "copy" operations may
+# add to a document in all, counted as the JSON of each copied value. Without it a few copies of the whole
+# document double it each time.
+MAX_COPY_BYTES = 3 * 1024 * 1024
 
 
 class PatchError(Exception):
@@ -88,19 +95,37 @@ def _remove(doc: JSONValue, path: str) -> tuple[JSONValue, JSONValue]:
     raise PatchError(f"doc is missing path: \"{path}\": missing value")
 
 
+class _CopyBudget:
+    """The bytes "copy" operations have added so far in one patch."""
+
+    __slots__ = ("copied",)
+
+    def __init__(self) -> None:
+        self.copied = 0
+
+    def copy(self, value: JSONValue) -> JSONValue:
+        encoded = orjson.dumps(value)  # as json-patch: the copy is the JSON of the value, and counts its size
+        self.copied += len(encoded)
+        if self.copied > MAX_COPY_BYTES:
+            raise PatchError(f"Unable to complete the copy, the accumulated size increase of copy is "
+                             f"{self.copied}, exceeding the limit {MAX_COPY_BYTES}")
+        return orjson.loads(encoded)
+
+
 def json_patch(doc: JSONValue, operations: JSONValue) -> JSONValue:
     if not isinstance(operations, list):
         raise errors.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
     doc = copy.deepcopy(doc)
+    budget = _CopyBudget()
     try:
         for op in operations:
-            doc = _apply_op(doc, op)
+            doc = _apply_op(doc, op, budget)
     except PatchError as err:
         raise errors.StatusError(422, "Invalid", str(err)) from None
     return doc
 
 
-def _apply_op(doc: JSONValue, op: JSONValue) -> JSONValue:
+def _apply_op(doc: JSONValue, op: JSONValue, budget: _CopyBudget) -> JSONValue:
     if not isinstance(op, dict) or "op" not in op:
         raise PatchError("Unexpected kind: <nil>")
     kind, path = op["op"], op.get("path", "")
@@ -115,7 +140,7 @@ def _apply_op(doc: JSONValue, op: JSONValue) -> JSONValue:
         doc, value = _remove(doc, op.get("from", ""))
         return _add(doc, path, value)
     if kind == "copy":
-        return _add(doc, path, copy.deepcopy(_get(doc, op.get("from", ""))))
+        return _add(doc, path, budget.copy(_get(doc, op.get("from", ""))))
     if kind == "test":
         if _get(doc, path) != op.get("value"):
             raise PatchError(f"testing value {path} failed: test failed")

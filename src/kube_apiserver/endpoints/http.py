@@ -8,10 +8,14 @@ from urllib.parse import parse_qs
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
+# kube-apiserver's MaxRequestBodyBytes: the largest body a write request may send (a 1.5 MiB etcd value
+# can be twice as large as JSON).
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+
 
 class Request:
     __slots__ = ("method", "path", "query_string", "headers", "_receive", "_body", "_query", "info", "user",
-                 "values", "remote_addr", "disconnected", "client_cert")
+                 "values", "remote_addr", "disconnected", "client_cert", "body_read")
 
     def __init__(self, method: str, path: str, query_string: bytes, headers: dict[str, str],
                  receive: Receive | None = None, body: bytes | None = None, remote_addr: str = "",
@@ -29,6 +33,7 @@ class Request:
         self.remote_addr = remote_addr
         self.disconnected = False
         self.client_cert = client_cert  # the verified client certificate (DER), if one was presented
+        self.body_read = body is not None or receive is None  # all of the body has arrived
 
     @property
     def query(self) -> dict[str, list[str]]:
@@ -42,8 +47,13 @@ class Request:
         values = self.query.get(name)
         return values[0] if values else default
 
-    async def body(self, limit: int = 3 * 1024 * 1024) -> bytes:
+    async def body(self, limit: int = MAX_REQUEST_BODY_BYTES) -> bytes:
+        """The whole body; over `limit` bytes it is refused (413) without reading the rest, and the server
+        closes the connection after the answer rather than read what the client still sends."""
         if self._body is None:
+            declared = self.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise _too_large(limit)
             chunks: list[bytes] = []
             size = 0
             while self._receive is not None:
@@ -54,13 +64,18 @@ class Request:
                 chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > limit:
-                    from ..apimachinery import errors
-                    raise errors.request_entity_too_large(f"limit is {limit}")
+                    raise _too_large(limit)
                 chunks.append(chunk)
                 if not message.get("more_body", False):
+                    self.body_read = True
                     break
             self._body = b"".join(chunks)
         return self._body
+
+
+def _too_large(limit: int) -> Exception:
+    from ..apimachinery import errors
+    return errors.request_entity_too_large(f"limit is {limit}")
 
 
 class Response:

@@ -24,6 +24,21 @@ def _raw_headers(resp: Response, extra: list[tuple[bytes, bytes]]) -> list[tuple
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in resp.headers] + extra
 
 
+# net/http's maxPostHandlerReadBytes: what the server reads of a body the handler left, to keep the connection.
+MAX_POST_HANDLER_READ_BYTES = 256 << 10
+
+
+def _unread_body_too_large(req: Request) -> bool:
+    """Go closes the connection after the answer rather than read more than 256 KiB of a body the handler
+    did not read (a refused large body, above all); uvicorn would read all of it to find the next request."""
+    if req.body_read:
+        return False
+    if "chunked" in req.headers.get("transfer-encoding", "").lower():
+        return True
+    declared = req.headers.get("content-length", "")
+    return declared.isdigit() and int(declared) > MAX_POST_HANDLER_READ_BYTES
+
+
 class ASGIApp:
     def __init__(self, handler: Handler):
         self.handler = handler
@@ -48,8 +63,10 @@ class ASGIApp:
             await self._stream(req, resp, receive, send)
             return
         body = b"" if scope["method"] == "HEAD" else resp.body
-        await send({"type": "http.response.start", "status": resp.status,
-                    "headers": _raw_headers(resp, [(b"content-length", str(len(resp.body)).encode())])})
+        extra = [(b"content-length", str(len(resp.body)).encode())]
+        if _unread_body_too_large(req):
+            extra.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": resp.status, "headers": _raw_headers(resp, extra)})
         await send({"type": "http.response.body", "body": body})
 
     @staticmethod

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..apimachinery import errors
+
 Object = dict[str, Any]
 
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
@@ -57,6 +59,14 @@ class TooLargeResourceVersionError(StorageError):
 
 class InvalidError(StorageError):
     pass
+
+
+class RequestTooLargeError(errors.StatusError):
+    """etcd refuses a write over its --max-request-bytes; kube-apiserver answers etcd's error as it is: a 500
+    with etcd's message and no reason (ErrorToAPIStatus of an error that is not a Status)."""
+
+    def __init__(self) -> None:
+        super().__init__(500, "", "etcdserver: request is too large")
 
 
 @dataclass(slots=True)

@@ -28,6 +28,7 @@ from .interface import (
     Object,
     Preconditions,
     Predicate,
+    RequestTooLargeError,
     TooLargeResourceVersionError,
     TTLFunc,
     UpdateFunc,
@@ -45,6 +46,10 @@ INCONSISTENT_CONTINUE = (
     "up in the list.")
 
 
+# etcd's default --max-request-bytes (embed.DefaultMaxRequestBytes): no write of a larger object is accepted.
+MAX_REQUEST_BYTES = 1536 * 1024
+
+
 def encode(obj: Object) -> bytes:
     meta = obj.get("metadata")
     if isinstance(meta, dict) and "resourceVersion" in meta:
@@ -59,6 +64,12 @@ def decode(value: bytes, revision: int) -> Object:
     return obj
 
 
+def check_request_size(key: str, value: bytes) -> None:
+    """The bound etcd puts on one write (key and value; its few bytes of framing are left out)."""
+    if len(value) + len(key) > MAX_REQUEST_BYTES:
+        raise RequestTooLargeError()
+
+
 def _rv(value: str) -> int:
     return int(value) if value else 0
 
@@ -71,6 +82,7 @@ class ObjectStore:
         if (obj.get("metadata") or {}).get("resourceVersion"):
             raise ValueError("resourceVersion should not be set on objects to be created")
         value = encode(obj)
+        check_request_size(key, value)
         result = await self.kv.create(key, value, ttl)
         if not result.succeeded:
             raise KeyExistsError(key)
@@ -100,11 +112,12 @@ class ObjectStore:
                 preconditions.check(key, existing)
             updated = await try_update(existing)
             value = encode(updated)
+            if current is not None and value == current.value:
+                return existing  # nothing changed: no new revision, as in Kubernetes
+            check_request_size(key, value)
             seconds = ttl(updated) if ttl is not None else 0
             if current is None:
                 result = await self.kv.create(key, value, seconds)
-            elif value == current.value:
-                return existing  # nothing changed: no new revision, as in Kubernetes
             else:
                 result = await self.kv.update(key, value, current.mod_revision, seconds)
             if result.succeeded:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...admission.interfaces import CREATE
 from ...registry.context import Context
+from ...storage.interface import RequestTooLargeError
 from ..http import Request, Response
 from .decode import decode_object, ensure_namespace
 from .responses import write_object
@@ -27,5 +28,10 @@ async def create(scope: RequestScope, req: Request) -> Response:
 
     # A named subresource (pods/binding, pods/eviction) checks the name in the URL (rest.NamedCreater).
     options = {"name": req.info.name} if scope.info.subresource else {}
-    out = await scope.storage.create(ctx, obj, validate, options)
+    try:
+        out = await scope.storage.create(ctx, obj, validate, options)
+    except RequestTooLargeError:
+        # Too large for storage: managedFields can be large, so the object is tried once more without them.
+        obj["metadata"].pop("managedFields", None)
+        out = await scope.storage.create(ctx, obj, validate, options)
     return write_object(req, scope, 201, out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, fieldvalidation, schematypes, serializer
+from ...apimachinery import errors, fieldvalidation, schematypes, serializer, yamlaliases
 from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
@@ -15,8 +15,14 @@ Object = dict[str, Any]
 async def decode_object(req: Request, scope: RequestScope, expected_kind: str | None = None) -> Object:
     body = await req.body()
     content_type = req.headers.get("content-type", "")
-    obj = serializer.decode_body(body, content_type)
     kind = expected_kind or scope.info.kind
+    try:
+        obj = serializer.decode_body(body, content_type)
+    except errors.StatusError as err:
+        if isinstance(err.__cause__, yamlaliases.AliasingError):  # no kind was read: transformDecodeError's form
+            raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
+                                     f"{err.__cause__} ({_summarize(body)})") from None
+        raise
     if not isinstance(obj, dict):
         raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
                                  f"couldn't get version/kind; json parse error: expected an object")
@@ -38,6 +44,16 @@ async def decode_object(req: Request, scope: RequestScope, expected_kind: str | 
         raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
                                  f"metadata must be an object")
     return obj
+
+
+def _summarize(body: bytes, limit: int = 30) -> str:
+    """summarizeData: a JSON object's start as text, anything else's in hex."""
+    if not body:
+        return "<empty>"
+    more = " ..." if len(body) > limit else ""
+    if body[:1] == b"{":
+        return body[:limit].decode("utf-8", "replace") + more
+    return body[:limit].hex() + more
 
 
 YAML_MEDIA_TYPES = (serializer.YAML, "application/x-yaml", "text/yaml")

@@ -19,6 +19,7 @@ from .update import admission_hooks
 
 Object = dict[str, Any]
 PATCH_TYPES = [serializer.JSON_PATCH, serializer.MERGE_PATCH, serializer.STRATEGIC_MERGE_PATCH, serializer.APPLY_PATCH]
+MAX_JSON_PATCH_OPERATIONS = 10000  # patch.go's maxJSONPatchOperations
 
 
 def _apply(patch_type: str, current: Object, body: Any, schema: Node | None) -> tuple[Object, Callable[[], str]]:
@@ -28,6 +29,9 @@ def _apply(patch_type: str, current: Object, body: Any, schema: Node | None) -> 
         patched = strategicpatch.strategic_merge_patch(current, consumed, schema, mutate_patch=True)
         return patched, lambda: strategicpatch.go_format(consumed)
     if patch_type == serializer.JSON_PATCH:
+        if isinstance(body, list) and len(body) > MAX_JSON_PATCH_OPERATIONS:
+            raise errors.request_entity_too_large(f"The allowed maximum operations in a JSON patch is "
+                                                  f"{MAX_JSON_PATCH_OPERATIONS}, got {len(body)}")
         patched = patch.json_patch(current, body)
     else:
         patched = patch.merge_patch(current, body)
@@ -89,7 +93,7 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
 
     def check(patched: Any, shown: Callable[[], str]) -> None:
         if schema is not None and isinstance(patched, dict):
-            wrong_type = schematypes.check(patched, schema) if typed else None
+            wrong_type = schematypes.decode(patched, schema) if typed else None
             if wrong_type is not None:
                 raise fieldvalidation.invalid_patch(shown(), wrong_type)
             fieldvalidation.check_patched_object(
