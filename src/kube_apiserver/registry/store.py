@@ -87,11 +87,14 @@ class Store:
 
     async def create(self, ctx: Context, obj: Object, create_validation: ValidateObjectFunc | None = None,
                      options: dict[str, Any] | None = None) -> Object:
+        # Only a name generated here is generated again on a conflict (createWithGenerateNameRetry): a name
+        # the client gave, with or without generateName, is kept and an existing one is AlreadyExists.
+        given = obj.get("metadata") or {}
+        generated = not given.get("name") and bool(given.get("generateName"))
         before_create(self.strategy, ctx, obj)
         if create_validation is not None:
             await create_validation(ctx, obj)
         meta = obj["metadata"]
-        generated = bool(meta.get("generateName")) and meta["name"].startswith(meta["generateName"][:58])
         for attempt in range(GENERATE_NAME_RETRIES if generated else 1):
             if attempt:
                 meta["name"] = generate_name(meta["generateName"])

@@ -1,0 +1,66 @@
+"""Lists and names as kube-apiserver answers them: a metadata.name field selector on a list or watch across
+namespaces selects (it names no object's path), and a name given with generateName is the object's name,
+never replaced by a generated one."""
+
+from __future__ import annotations
+
+import json
+
+CONFIGMAPS = "/api/v1/configmaps"
+
+
+def ensure_namespace(server, name: str) -> None:
+    answer = server.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    assert answer.status in (201, 409), answer.body
+
+
+def create(server, namespace: str, name: str) -> None:
+    answer = server.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", {"metadata": {"name": name}})
+    assert answer.status == 201, answer.body
+
+
+def test_cluster_wide_list_by_name_selects_across_namespaces(server):
+    for namespace in ("names-a", "names-b"):
+        ensure_namespace(server, namespace)
+        create(server, namespace, "same-name")
+    create(server, "names-a", "other-name")
+    for selector in ("metadata.name=same-name", "metadata.name==same-name"):
+        listed = server.request("GET", f"{CONFIGMAPS}?fieldSelector={selector}")
+        assert listed.status == 200, listed.body
+        items = listed.json()["items"]
+        assert sorted((i["metadata"]["namespace"], i["metadata"]["name"]) for i in items) == [
+            ("names-a", "same-name"), ("names-b", "same-name")]
+    none = server.request("GET", f"{CONFIGMAPS}?fieldSelector=metadata.name=no-such-name")
+    assert none.status == 200 and none.json()["items"] == [] and none.json()["kind"] == "ConfigMapList"
+    scoped = server.request("GET", "/api/v1/namespaces/names-b/configmaps?fieldSelector=metadata.name=same-name")
+    assert [i["metadata"]["namespace"] for i in scoped.json()["items"]] == ["names-b"]
+
+
+def test_cluster_wide_watch_by_name_selects_across_namespaces(server):
+    for namespace in ("watch-names-a", "watch-names-b"):
+        ensure_namespace(server, namespace)
+        create(server, namespace, "watched")
+    streamed = server.request("GET", f"{CONFIGMAPS}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dwatched")
+    assert streamed.status == 200, streamed.body
+    events = [json.loads(line) for line in streamed.body.splitlines() if line.strip()]
+    assert sorted((e["type"], e["object"]["metadata"]["namespace"]) for e in events) == [
+        ("ADDED", "watch-names-a"), ("ADDED", "watch-names-b")]
+    old_path = server.request("GET", "/api/v1/watch/configmaps?timeoutSeconds=1&fieldSelector=metadata.name%3Dwatched")
+    assert old_path.status == 200 and len(old_path.body.splitlines()) == 2
+
+
+def test_a_given_name_is_never_replaced_by_a_generated_one(server):
+    path = "/api/v1/namespaces/default/configmaps"
+    body = {"metadata": {"name": "fixed-abcde", "generateName": "fixed-"}}
+    first = server.request("POST", path, body)
+    assert first.status == 201 and first.json()["metadata"]["name"] == "fixed-abcde"
+    again = server.request("POST", path, body)
+    assert again.status == 409, again.body
+    assert again.json() == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'configmaps "fixed-abcde" already exists', "reason": "AlreadyExists",
+        "details": {"name": "fixed-abcde", "kind": "configmaps"}, "code": 409}
+    generated = server.request("POST", path, {"metadata": {"generateName": "fixed-"}})
+    assert generated.status == 201 and generated.json()["metadata"]["name"].startswith("fixed-")
+    listed = server.request("GET", f"{path}?labelSelector=").json()["items"]
+    assert sum(i["metadata"]["name"].startswith("fixed-") for i in listed) == 2
