@@ -222,3 +222,34 @@ def test_an_unavailable_aggregated_api_holds_namespace_deletion(server):
     finally:
         server.request("DELETE", f"{api_services}/v1beta1.broken.example.com")
     assert namespace_gone(server, "held-ns")
+
+
+def test_custom_resources_own_and_are_owned(server):
+    """The collector watches custom resources too: a ConfigMap owned by a gizmo goes with it, and a gizmo
+    owned by a ConfigMap deleted in foreground goes before it."""
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    crd = gizmo_crd()
+    crd["metadata"]["name"] = "gadgets.gc.example.com"
+    crd["spec"].update(group="gc.example.com", names={"plural": "gadgets", "singular": "gadget", "kind": "Gadget"})
+    assert server.request("POST", crds, crd).status == 201
+    gadgets = "/apis/gc.example.com/v1/namespaces/default/gadgets"
+    wait_for(lambda: server.request("GET", gadgets).status == 200, timeout=10)
+    owner = server.request("POST", gadgets, {"apiVersion": "gc.example.com/v1", "kind": "Gadget",
+                                             "metadata": {"name": "gc-gadget"}}).json()
+    ref = {"apiVersion": "gc.example.com/v1", "kind": "Gadget", "name": "gc-gadget",
+           "uid": owner["metadata"]["uid"]}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gc-of-gadget", "ownerReferences": [ref]}}
+    assert server.request("POST", CM, body).status == 201
+    assert server.request("DELETE", f"{gadgets}/gc-gadget").status == 200
+    assert gone(server, "gc-of-gadget")
+
+    configmap(server, "gc-gadget-owner")
+    uid = server.request("GET", f"{CM}/gc-gadget-owner").json()["metadata"]["uid"]
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "gc-gadget-owner", "uid": uid,
+           "blockOwnerDeletion": True}
+    owned_gadget = {"apiVersion": "gc.example.com/v1", "kind": "Gadget",
+                    "metadata": {"name": "gc-owned", "ownerReferences": [ref]}}
+    assert server.request("POST", gadgets, owned_gadget).status == 201
+    assert server.request("DELETE", f"{CM}/gc-gadget-owner", {"propagationPolicy": "Foreground"}).status == 200
+    assert wait_for(lambda: server.request("GET", f"{gadgets}/gc-owned").status == 404, timeout=10)
+    assert gone(server, "gc-gadget-owner")

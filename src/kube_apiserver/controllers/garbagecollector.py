@@ -8,17 +8,21 @@ references, built from informers, and one queue of objects to look at:
   dependents of their own in foreground too) and loses the finalizer once no dependent blocks it. A
   dependent whose own dependent also waits for its dependents is an owner-reference cycle: its references
   are made non-blocking before it is deleted, so the cycle unwinds (attemptToDeleteItem).
-What the graph says is checked against the store before anything is written or deleted."""
+What the graph says is checked against the store before anything is written or deleted. The resources
+watched are re-read every few seconds (GarbageCollector.Sync's resync of deletable resources), so custom
+resources are collected and collect as built-in ones do."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.wait import Periodic
 from ..registry.options import DeleteOptions
 from ..registry.rest import UpdatedObjectInfo
 from ..registry.store import FOREGROUND, ORPHAN
@@ -27,6 +31,10 @@ from .informer import Informer, InformerController, Resource
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
 RETRY_SECONDS = 1.0
+MAX_RETRY_SECONDS = 300.0
+# How often the watched resources are brought in line with those served (upstream: 30 s; a new CRD's
+# objects are cheap to pick up sooner here, where reading the served resources costs no request).
+RESYNC_SECONDS = 2.0
 
 
 class Node:
@@ -68,14 +76,48 @@ class References:
 class GarbageCollector(InformerController):
     name = "garbagecollector"
 
-    def __init__(self, resources: list[Resource]):
-        self.resources = resources
-        self.by_kind = {(r.api_version, r.kind): r for r in resources}
+    def __init__(self, served: Callable[[], list[Resource]]):
+        """`served`: the resources that can be listed, watched and deleted now (every version of each)."""
+        self.served = served
+        self.by_kind: dict[tuple[str, str], Resource] = {}
+        self.watched: dict[tuple[str, str], Informer] = {}  # (group, resource) -> its informer
         self.nodes: dict[str, Node] = {}
         self.dependents: dict[str, set[str]] = defaultdict(set)
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.queued: set[str] = set()  # a uid waits in the queue once, as in a workqueue
-        self.informers = [Informer(r, self._observe) for r in resources]
+        self.failures: dict[str, int] = {}  # uid -> failed attempts in a row (the retry backs off)
+        self.informers: list[Informer] = []
+        self._resync = Periodic("garbage collector resync", RESYNC_SECONDS, self._sync_resources)
+
+    async def start(self) -> None:
+        await self._sync_resources()
+        await super().start()
+        self._resync.start()
+
+    async def stop(self) -> None:
+        await self._resync.stop()
+        await super().stop()
+
+    async def _sync_resources(self) -> None:
+        """Watches one version of every served resource, and looks owners up in any served version;
+        resources no longer served stop being watched (resyncMonitors)."""
+        resources = self.served()
+        self.by_kind = {(r.api_version, r.kind): r for r in resources}
+        wanted: dict[tuple[str, str], Resource] = {}
+        for resource in resources:
+            wanted.setdefault((resource.group, resource.resource), resource)
+        # A resource served by another store now (a CRD deleted and created again) is watched afresh.
+        for key in [key for key, informer in self.watched.items()
+                    if key not in wanted or wanted[key].store is not informer.resource.store]:
+            informer = self.watched.pop(key)
+            self.informers.remove(informer)
+            await informer.stop()
+        for key, resource in wanted.items():
+            if key not in self.watched:
+                informer = self.watched[key] = Informer(resource, self._observe)
+                self.informers.append(informer)
+                if self._worker is not None:
+                    informer.start()  # already running: start it now (start() starts the first ones)
 
     def _enqueue(self, uid: str) -> None:
         if uid not in self.queued:
@@ -91,6 +133,7 @@ class GarbageCollector(InformerController):
             for ref in old.owners:
                 self.dependents[ref.get("uid", "")].discard(uid)
         if event_type == "DELETED":
+            self.failures.pop(uid, None)
             self._removed(old or Node(resource, obj))
             return
         node = self.nodes[uid] = Node(resource, obj)
@@ -143,9 +186,12 @@ class GarbageCollector(InformerController):
                 continue
             try:
                 await self._process(node)
-            except Exception as err:  # noqa: BLE001 - retried shortly
+                self.failures.pop(uid, None)
+            except Exception as err:  # noqa: BLE001 - retried, later each time (a rate-limited requeue)
                 log.info("garbage collector: %s %s/%s: %s", node.resource.resource, node.namespace, node.name, err)
-                asyncio.get_running_loop().call_later(RETRY_SECONDS, self._enqueue, uid)
+                failures = self.failures[uid] = self.failures.get(uid, 0) + 1
+                delay = min(RETRY_SECONDS * 2 ** min(failures - 1, 16), MAX_RETRY_SECONDS)
+                asyncio.get_running_loop().call_later(delay, self._enqueue, uid)
 
     async def _process(self, node: Node) -> None:
         if node.orphaning:
@@ -216,8 +262,8 @@ class GarbageCollector(InformerController):
     async def _owner(self, node: Node, ref: Object) -> Object | None:
         """The owner a reference names, or None when it is gone (isDangling)."""
         resource = self.by_kind.get((ref.get("apiVersion", ""), ref.get("kind", "")))
-        if resource is None:
-            return {"metadata": {}}  # an owner of a kind not served here: never collect on a guess
+        if resource is None:  # not served (yet?): never collect on a guess; looked at again later
+            raise LookupError(f"unable to get REST mapping for {ref.get('apiVersion')}/{ref.get('kind')}")
         owner = await self._get(resource, node.namespace, ref.get("name", ""))
         return owner if owner is not None and owner["metadata"].get("uid") == ref.get("uid") else None
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..api.core.resourcequota.evaluators import new_evaluators
 from .clusterroleaggregation import ClusterRoleAggregationController
-from .discovery import ServerResources, local_resources
+from .discovery import ServerResources, chain_routes, local_resources
 from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .namespace import NamespaceController
@@ -61,6 +61,7 @@ class ControllerManager:
         self.names = names
         self.group_versions = group_versions
         self.root_ca = root_ca
+        self.server = server
         self.discovery = ServerResources(local_resources(server))
         self.running: list[Any] = []
 
@@ -68,7 +69,7 @@ class ControllerManager:
         resources = served_resources(self.group_versions)
         core = self.group_versions.get(("", "v1"), {})
         if enabled(self.names, "garbagecollector"):
-            self.running.append(GarbageCollector(resources))
+            self.running.append(GarbageCollector(lambda: served_resources(chain_routes(self.server))))
         if enabled(self.names, "namespace") and "namespaces/finalize" in core:
             namespaces = _find(resources, "namespaces")
             self.running.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
