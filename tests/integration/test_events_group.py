@@ -47,3 +47,47 @@ def test_watch_through_the_group(server):
     events = [json.loads(line) for line in r.body.splitlines()]
     assert [(e["type"], e["object"]["apiVersion"], e["object"]["note"]) for e in events] == [
         ("ADDED", "events.k8s.io/v1", "watched")]
+
+
+def names(server, path: str) -> list[str]:
+    answer = server.request("GET", path)
+    assert answer.status == 200, answer.body
+    return sorted(i["metadata"]["name"] for i in answer.json()["items"])
+
+
+def test_core_source_selector_falls_back_to_the_reporting_controller(server):
+    """ToSelectableFields: source is source.component, else reportingController (reportingComponent)."""
+    assert server.request("POST", EV, v1_event("src-new", reportingController="example.com/src-ctl")).status == 201
+    legacy = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "src-old"}, "message": "m", "reason": "R",
+              "involvedObject": {"kind": "Pod", "name": "p"}, "source": {"component": "example.com/src-ctl"}}
+    assert server.request("POST", CORE, legacy).status == 201
+    both = {**legacy, "metadata": {"name": "src-both"}, "source": {"component": "kubelet"},
+            "reportingComponent": "example.com/src-ctl"}
+    assert server.request("POST", CORE, both).status == 201
+    assert names(server, f"{CORE}?fieldSelector=source%3Dexample.com/src-ctl") == ["src-new", "src-old"]
+    assert "src-both" in names(server, f"{CORE}?fieldSelector=source%3Dkubelet")
+    assert names(server, f"{CORE}?fieldSelector=reportingComponent%3Dexample.com/src-ctl") == [
+        "src-both", "src-new"]
+
+
+def test_events_group_field_labels_are_converted_to_the_stored_ones(server):
+    regarding = {"kind": "ConfigMap", "name": "selected", "namespace": "default", "uid": "u-1",
+                 "apiVersion": "v1", "resourceVersion": "7", "fieldPath": "data"}
+    assert server.request("POST", EV, v1_event("sel-a", regarding=regarding, reason="Picked",
+                                               reportingController="example.com/sel")).status == 201
+    assert server.request("POST", EV, v1_event("sel-b", type="Warning")).status == 201
+    for selector in ("regarding.name=selected", "regarding.kind=ConfigMap,regarding.name=selected",
+                     "regarding.namespace=default,regarding.uid=u-1", "regarding.apiVersion=v1,regarding.uid=u-1",
+                     "regarding.resourceVersion=7", "regarding.fieldPath=data", "reason=Picked",
+                     "reportingController=example.com/sel", "source=example.com/sel",
+                     "metadata.name=sel-a", "metadata.namespace=default,reason=Picked"):
+        assert names(server, f"{EV}?fieldSelector={selector}") == ["sel-a"], selector
+    assert "sel-b" in names(server, f"{EV}?fieldSelector=type%3DWarning")
+    assert "sel-a" not in names(server, f"{EV}?fieldSelector=type%3DWarning")
+    assert "sel-a" not in names(server, "/apis/events.k8s.io/v1/events?fieldSelector=regarding.name!%3Dselected")
+    for label in ("involvedObject.name", "reportingComponent", "deprecatedSource.component", "note"):
+        refused = server.request("GET", f"{EV}?fieldSelector={label}%3Dx")
+        assert refused.status == 400 and refused.json()["message"] == f"field label not supported: {label}"
+    r = server.request("GET", f"{EV}?watch=1&timeoutSeconds=1&fieldSelector=regarding.name%3Dselected")
+    events = [json.loads(line) for line in r.body.splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "sel-a")]

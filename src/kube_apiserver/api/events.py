@@ -23,6 +23,14 @@ RENAMES = (("regarding", "involvedObject"), ("note", "message"), ("reportingCont
            ("deprecatedSource", "source"), ("deprecatedFirstTimestamp", "firstTimestamp"),
            ("deprecatedLastTimestamp", "lastTimestamp"), ("deprecatedCount", "count"))
 SAME = ("metadata", "eventTime", "series", "reportingInstance", "action", "reason", "related", "type")
+# events.k8s.io/v1 field selector label -> the stored core/v1 one (pkg/apis/events/v1
+# AddFieldLabelConversionsForEvent); any other label is not supported.
+FIELD_LABELS = {
+    "reason": "reason", "reportingController": "reportingComponent", "source": "source", "type": "type",
+    "metadata.namespace": "metadata.namespace", "metadata.name": "metadata.name",
+    **{f"regarding.{key}": f"involvedObject.{key}"
+       for key in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+}
 # events.k8s.io/v1 string fields with omitempty: Go leaves them out when empty.
 OMIT_EMPTY = ("reportingController", "reportingInstance", "action", "reason", "note", "type")
 
@@ -99,5 +107,5 @@ protobuf.register_kind(f"{GROUP}/v1", "Event", "EventsV1Event")
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:
     inner = core_event.new_rest(storage)["events"]
-    rest = EventsREST(INFO, EventsV1Strategy(INFO), inner, Conversion(to_core, from_core), TABLE)
+    rest = EventsREST(INFO, EventsV1Strategy(INFO), inner, Conversion(to_core, from_core, FIELD_LABELS), TABLE)
     return APIGroupInfo(GROUP, {"v1": {"events": rest}})

@@ -6,10 +6,12 @@ through the internal type; here the stored version plays the internal type's par
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..apimachinery import errors, fields
 from ..storage.interface import BOOKMARK, ERROR, WatchEvent
 from .context import Context
 from .options import DeleteOptions, ListQuery
@@ -26,6 +28,9 @@ Convert = Callable[[Object], Object]
 class Conversion:
     to_stored: Convert  # served version -> stored version
     from_stored: Convert  # stored version -> served version
+    # The served version's field selector labels -> the stored version's (a scheme's field label conversion
+    # func); None: the same labels. A label missing from the map is not supported (400).
+    field_labels: Mapping[str, str] | None = None
 
 
 class ConvertedREST:
@@ -50,11 +55,29 @@ class ConvertedREST:
             await validate(ctx, self._out(obj))
         return converted
 
+    def _stored_query(self, query: ListQuery) -> ListQuery:
+        """The query with its field selector in the stored version's labels (the list handler's
+        ConvertFieldLabel transform)."""
+        labels = self.conversion.field_labels
+        if labels is None or not query.field_selector:
+            return query
+
+        def stored_label(label: str, value: str) -> tuple[str, str]:
+            if label not in labels:
+                raise ValueError(f"field label not supported: {label}")
+            return labels[label], value
+
+        try:
+            selector = fields.parse_field_selector(query.field_selector, stored_label)
+        except ValueError as err:
+            raise errors.bad_request(str(err)) from None
+        return dataclasses.replace(query, field_selector=str(selector))
+
     async def get(self, ctx: Context, name: str, options: dict[str, Any] | None = None) -> Object:
         return self._out(await self.inner.get(ctx, name, options))
 
     async def list(self, ctx: Context, query: ListQuery) -> Object:
-        listed = await self.inner.list(ctx, query)
+        listed = await self.inner.list(ctx, self._stored_query(query))
         listed["items"] = [self._out(item) for item in listed["items"]]
         listed["apiVersion"], listed["kind"] = self.info.api_version, self.info.list_kind_name
         return listed
@@ -89,13 +112,14 @@ class ConvertedREST:
 
     async def delete_collection(self, ctx: Context, delete_validation: ValidateObjectFunc | None,
                                 options: DeleteOptions, query: ListQuery) -> Object:
-        listed = await self.inner.delete_collection(ctx, self._validation(delete_validation), options, query)
+        listed = await self.inner.delete_collection(ctx, self._validation(delete_validation), options,
+                                                    self._stored_query(query))
         listed["items"] = [self._out(item) for item in listed["items"]]
         listed["apiVersion"], listed["kind"] = self.info.api_version, self.info.list_kind_name
         return listed
 
     async def watch(self, ctx: Context, query: ListQuery) -> ConvertedWatcher:
-        return ConvertedWatcher(await self.inner.watch(ctx, query), self._out)
+        return ConvertedWatcher(await self.inner.watch(ctx, self._stored_query(query)), self._out)
 
 
 class ConvertedWatcher:

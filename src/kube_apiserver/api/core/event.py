@@ -108,7 +108,8 @@ class EventStrategy(Strategy):
             fields[f"involvedObject.{key}"] = str(involved.get(key, ""))
         fields["reason"] = obj.get("reason", "")
         fields["reportingComponent"] = obj.get("reportingComponent", "")
-        fields["source"] = (obj.get("source") or {}).get("component", "")
+        # An event of the events.k8s.io API has no source: its reporting controller stands in for it.
+        fields["source"] = (obj.get("source") or {}).get("component") or obj.get("reportingComponent") or ""
         fields["type"] = obj.get("type", "")
         return fields
 
