@@ -86,6 +86,7 @@ class GarbageCollector(InformerController):
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.queued: set[str] = set()  # a uid waits in the queue once, as in a workqueue
         self.failures: dict[str, int] = {}  # uid -> failed attempts in a row (the retry backs off)
+        self.retrying: set[str] = set()
         self.informers: list[Informer] = []
         self._resync = Periodic("garbage collector resync", RESYNC_SECONDS, self._sync_resources)
 
@@ -190,8 +191,14 @@ class GarbageCollector(InformerController):
             except Exception as err:  # noqa: BLE001 - retried, later each time (a rate-limited requeue)
                 log.info("garbage collector: %s %s/%s: %s", node.resource.resource, node.namespace, node.name, err)
                 failures = self.failures[uid] = self.failures.get(uid, 0) + 1
-                delay = min(RETRY_SECONDS * 2 ** min(failures - 1, 16), MAX_RETRY_SECONDS)
-                asyncio.get_running_loop().call_later(delay, self._enqueue, uid)
+                if uid not in self.retrying:  # one pending retry per object
+                    self.retrying.add(uid)
+                    delay = min(RETRY_SECONDS * 2 ** min(failures - 1, 16), MAX_RETRY_SECONDS)
+                    asyncio.get_running_loop().call_later(delay, self._retry, uid)
+
+    def _retry(self, uid: str) -> None:
+        self.retrying.discard(uid)
+        self._enqueue(uid)
 
     async def _process(self, node: Node) -> None:
         if node.orphaning:

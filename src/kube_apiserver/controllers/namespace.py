@@ -17,7 +17,7 @@ from ..apimachinery import errors
 from ..apimachinery.meta import now_rfc3339
 from ..registry.rest import UpdatedObjectInfo
 from .discovery import DiscoveredResource, ServerResources
-from .informer import Informer, InformerController, Resource
+from .informer import RETRY_SECONDS, Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -78,13 +78,39 @@ class NamespaceController(InformerController):
         self.finalize = finalize  # namespaces/finalize: spec.finalizers are written there
         self.discovery = discovery
         self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.queued: set[str] = set()  # a namespace waits in the queue once, as in a workqueue
+        self.retrying: set[str] = set()  # and has one retry pending at most
         self.informers = [Informer(namespaces, self._observe)]
 
     async def _observe(self, resource: Resource, event_type: str, obj: Object) -> None:
         meta = obj["metadata"]
         if event_type != "DELETED" and meta.get("deletionTimestamp") and \
-                FINALIZER in (obj.get("spec") or {}).get("finalizers", []):
-            self.queue.put_nowait(meta["name"])
+                FINALIZER in ((obj.get("spec") or {}).get("finalizers") or []):
+            self._enqueue(meta["name"])
+
+    def _enqueue(self, name: str) -> None:
+        if name not in self.queued:
+            self.queued.add(name)
+            self.queue.put_nowait(name)
+
+    async def _work(self) -> None:
+        """InformerController's loop, with one entry and one pending retry per namespace: the status writes
+        of a sync (events of their own) do not start parallel chains of retries of the same namespace."""
+        while True:
+            name = await self.queue.get()
+            self.queued.discard(name)
+            try:
+                done = await self.sync(name)
+            except Exception as err:  # noqa: BLE001 - retried shortly
+                log.info("namespace controller: %s: %s", name, err)
+                done = False
+            if not done and name not in self.retrying:
+                self.retrying.add(name)
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self._retry, name)
+
+    def _retry(self, name: str) -> None:
+        self.retrying.discard(name)
+        self._enqueue(name)
 
     async def sync(self, name: str) -> bool:
         """Deletes what is left in the namespace; finalizes it when nothing is. Whether it is done."""
@@ -95,7 +121,7 @@ class NamespaceController(InformerController):
                 return True
             raise
         deleted_at = ns["metadata"].get("deletionTimestamp")
-        if not deleted_at or FINALIZER not in (ns.get("spec") or {}).get("finalizers") or []:
+        if not deleted_at or FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
             return True
         content = await self._delete_all_content(name, deleted_at)
         await self._set_conditions(name, content.conditions())
