@@ -7,7 +7,7 @@ import base64
 import binascii
 from typing import Any
 
-from ..apimachinery import field, protobuf, validation
+from ..apimachinery import field, validation
 from ..apimachinery.field import go_quote
 from ..registry.context import Context
 from ..registry.rest import ResourceInfo, TableColumn
@@ -187,15 +187,6 @@ TABLE = TableConvertor((
     TableColumn("Available", "string", "", "Whether this service is available."),
     AGE,
 ), lambda o: [name(o), service_cell(o), available_cell(o), age(o)])
-
-protobuf.define("""
-APIService: metadata=1:ObjectMeta spec=2:APIServiceSpec status=3:APIServiceStatus
-APIServiceSpec: service=1:APIServiceReference? group=2:string version=3:string insecureSkipTLSVerify=4:bool caBundle=5:bytes groupPriorityMinimum=7:int32? versionPriority=8:int32?
-APIServiceReference: namespace=1:string name=2:string port=3:int32?
-APIServiceStatus: conditions=1:APIServiceCondition[]
-APIServiceCondition: type=1:string status=2:string lastTransitionTime=3:Time reason=4:string message=5:string
-""")
-protobuf.register_kind(f"{GROUP}/v1", "APIService")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

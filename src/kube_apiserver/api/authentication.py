@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..apimachinery import errors, protobuf
+from ..apimachinery import errors
 from ..authentication.review import TokenReviewer
 from ..registry.context import Context, UserInfo
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
@@ -76,18 +76,6 @@ class SelfSubjectReviewREST(ReviewREST):
                      options: dict[str, Any] | None = None) -> Object:
         await self._validate(ctx, obj, create_validation)
         return response(obj, {"userInfo": user_info(ctx.user)})
-
-
-protobuf.define("""
-TokenReview: metadata=1:ObjectMeta spec=2:TokenReviewSpec status=3:TokenReviewStatus
-TokenReviewSpec: token=1:string audiences=2:string[]
-TokenReviewStatus: authenticated=1:bool user=2:AuthnUserInfo audiences=4:string[] error=3:string
-AuthnUserInfo: username=1:string uid=2:string groups=3:string[] extra=4:map<ExtraValue>
-SelfSubjectReview: metadata=1:ObjectMeta status=2:SelfSubjectReviewStatus
-SelfSubjectReviewStatus: userInfo=1:AuthnUserInfo
-""")
-protobuf.register_kind(f"{GROUP}/v1", "TokenReview")
-protobuf.register_kind(f"{GROUP}/v1", "SelfSubjectReview")
 
 
 def new_api_group_info(storage: StorageFactory, token_reviewer: TokenReviewer | None = None) -> APIGroupInfo:

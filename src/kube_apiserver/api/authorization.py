@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..apimachinery import errors, field, protobuf
+from ..apimachinery import errors, field
 from ..authorization.authorizer import ALLOW, DENY, Attributes, Authorizer
 from ..registry.context import Context, UserInfo
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
@@ -157,27 +157,6 @@ class SelfSubjectRulesReviewREST(ReviewREST):
         if rules.evaluation_error:
             status["evaluationError"] = rules.evaluation_error
         return response(obj, status)
-
-
-protobuf.define("""
-SubjectAccessReview: metadata=1:ObjectMeta spec=2:SubjectAccessReviewSpec status=3:SubjectAccessReviewStatus
-LocalSubjectAccessReview: metadata=1:ObjectMeta spec=2:SubjectAccessReviewSpec status=3:SubjectAccessReviewStatus
-SelfSubjectAccessReview: metadata=1:ObjectMeta spec=2:SelfSubjectAccessReviewSpec status=3:SubjectAccessReviewStatus
-SubjectAccessReviewSpec: resourceAttributes=1:ResourceAttributes? nonResourceAttributes=2:NonResourceAttributes? user=3:string groups=4:string[] extra=5:map<ExtraValue> uid=6:string
-SelfSubjectAccessReviewSpec: resourceAttributes=1:ResourceAttributes? nonResourceAttributes=2:NonResourceAttributes?
-ResourceAttributes: namespace=1:string verb=2:string group=3:string version=4:string resource=5:string subresource=6:string name=7:string fieldSelector=8:FieldSelectorAttributes? labelSelector=9:LabelSelectorAttributes?
-FieldSelectorAttributes: rawSelector=1:string requirements=2:FieldSelectorRequirement[]
-LabelSelectorAttributes: rawSelector=1:string requirements=2:LabelSelectorRequirement[]
-NonResourceAttributes: path=1:string verb=2:string
-SubjectAccessReviewStatus: allowed=1:bool denied=4:bool reason=2:string evaluationError=3:string
-SelfSubjectRulesReview: metadata=1:ObjectMeta spec=2:SelfSubjectRulesReviewSpec status=3:SubjectRulesReviewStatus
-SelfSubjectRulesReviewSpec: namespace=1:string
-SubjectRulesReviewStatus: resourceRules=1:ResourceRule[] nonResourceRules=2:NonResourceRule[] incomplete=3:bool evaluationError=4:string
-ResourceRule: verbs=1:string[] apiGroups=2:string[] resources=3:string[] resourceNames=4:string[]
-NonResourceRule: verbs=1:string[] nonResourceURLs=2:string[]
-""")
-for _kind in ("SubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"):
-    protobuf.register_kind(f"{GROUP}/v1", _kind)
 
 
 def new_api_group_info(storage: StorageFactory, authorizer: Authorizer | None = None) -> APIGroupInfo:

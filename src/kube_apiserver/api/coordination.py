@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..apimachinery import field, protobuf, validation
+from ..apimachinery import field, validation
 from ..registry.context import Context
 from ..registry.rest import ResourceInfo, TableColumn
 from ..registry.store import Store
@@ -74,12 +74,6 @@ class LeaseStrategy(Strategy):
 
 TABLE = TableConvertor((NAME, TableColumn("Holder", "string", "", HOLDER_DESCRIPTION), AGE),
                        lambda o: [name(o), _spec(o).get("holderIdentity") or "", age(o)])
-
-protobuf.define("""
-Lease: metadata=1:ObjectMeta spec=2:LeaseSpec
-LeaseSpec: holderIdentity=1:string? leaseDurationSeconds=2:int32? acquireTime=3:MicroTime? renewTime=4:MicroTime? leaseTransitions=5:int32? strategy=6:string? preferredHolder=7:string?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "Lease")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

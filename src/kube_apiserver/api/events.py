@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..apimachinery import errors, field, protobuf, validation
+from ..apimachinery import errors, field, validation
 from ..registry.context import Context
 from ..registry.conversion import Conversion, ConvertedREST
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
@@ -97,12 +97,6 @@ class EventsREST(ConvertedREST):
 
 # The same printer as core events: events.k8s.io objects are printed through their core form.
 TABLE = TableConvertor(core_event.COLUMNS, lambda o: core_event.cells(to_core(o)))
-
-protobuf.define("""
-EventsV1Event: metadata=1:ObjectMeta eventTime=2:MicroTime series=3:EventsV1EventSeries? reportingController=4:string reportingInstance=5:string action=6:string reason=7:string regarding=8:ObjectReference related=9:ObjectReference? note=10:string type=11:string deprecatedSource=12:EventSource deprecatedFirstTimestamp=13:Time deprecatedLastTimestamp=14:Time deprecatedCount=15:int32
-EventsV1EventSeries: count=1:int32 lastObservedTime=2:MicroTime
-""")
-protobuf.register_kind(f"{GROUP}/v1", "Event", "EventsV1Event")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..apimachinery import errors, field, protobuf, validation
+from ..apimachinery import errors, field, validation
 from ..registry.context import Context, UserInfo
 from ..registry.rest import ResourceInfo, TableColumn
 from ..registry.store import Store
@@ -106,11 +106,6 @@ TABLE = TableConvertor((
     TableColumn("PreemptionPolicy", "string", "", "preemptionPolicy is the Policy for preempting pods with lower "
                                                   "priority."),
 ), lambda o: [name(o), o.get("value", 0), bool(o.get("globalDefault", False)), age(o), o.get("preemptionPolicy", "")])
-
-protobuf.define("""
-PriorityClass: metadata=1:ObjectMeta value=2:int32 globalDefault=3:bool description=4:string preemptionPolicy=5:string?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "PriorityClass")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

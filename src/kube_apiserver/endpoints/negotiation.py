@@ -5,16 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..apimachinery import errors, serializer
+from .http import Request
 
-JSON, YAML = serializer.JSON, serializer.YAML
-ACCEPTED = [JSON, YAML, serializer.PROTOBUF]
+JSON, YAML, PROTOBUF = serializer.JSON, serializer.YAML, serializer.PROTOBUF
+ACCEPTED = [JSON, YAML, PROTOBUF]
+# Conversions a protobuf response may carry: Table has no protobuf form (kube-apiserver skips the clause).
+PROTOBUF_CONVERSIONS = frozenset({"", "PartialObjectMetadata", "PartialObjectMetadataList"})
+# User agents of people (browsers, curl, wget) get indented JSON (negotiation.isPrettyPrint).
+PRETTY_USER_AGENT_PREFIXES = ("curl", "Wget", "Mozilla/5.0")
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 
 
 @dataclass(frozen=True, slots=True)
 class MediaType:
     """One acceptable representation: the encoding, and a conversion (Table, PartialObjectMetadata...)."""
 
-    media: str  # application/json or application/yaml
+    media: str  # application/json, application/yaml or application/vnd.kubernetes.protobuf
     convert: str = ""  # "", "Table", "PartialObjectMetadata", "PartialObjectMetadataList", "APIGroupDiscoveryList"
     group: str = ""
     version: str = ""
@@ -43,16 +49,21 @@ def _parse_clause(clause: str) -> tuple[str, dict[str, str], float]:
     return pieces[0].lower(), params, q
 
 
-def _media(base: str) -> str | None:
+def _media(base: str, protobuf: bool) -> str | None:
     if base in (JSON, "application/*", "*/*", "application/json-seq"):
         return JSON
     if base in (YAML, "application/x-yaml", "text/yaml"):
         return YAML
+    if base == PROTOBUF and protobuf:
+        return PROTOBUF
     return None
 
 
-def negotiate(accept: str, allowed_conversions: frozenset[tuple[str, str, str]] = frozenset()) -> MediaType:
+def negotiate(accept: str, allowed_conversions: frozenset[tuple[str, str, str]] = frozenset(),
+              protobuf: bool = False) -> MediaType:
     """The first acceptable clause, by q then order; conversions are (as, g, v) triples the endpoint serves.
+    `protobuf`: the endpoint's kind has a protobuf form (built-in kinds; custom resources have none, so a
+    protobuf clause is skipped for them, as their negotiated serializer does not list it).
 
     Raises 406 NotAcceptable when nothing offered is acceptable."""
     if not accept:
@@ -62,17 +73,29 @@ def negotiate(accept: str, allowed_conversions: frozenset[tuple[str, str, str]] 
     for base, params, q in clauses:
         if q <= 0:
             continue
-        media = _media(base)
+        media = _media(base, protobuf)
         if media is None:
             continue
         convert = params.get("as", "")
+        pretty = params.get("pretty") == "1"
+        if media == PROTOBUF and convert not in PROTOBUF_CONVERSIONS:
+            continue
         if convert:
             key = (convert, params.get("g", ""), params.get("v", ""))
             if key not in allowed_conversions:
                 continue
-            return MediaType(media, convert, key[1], key[2])
-        return MediaType(media)
+            return MediaType(media, convert, key[1], key[2], pretty)
+        return MediaType(media, pretty=pretty)
     raise errors.not_acceptable(ACCEPTED)
+
+
+def pretty_requested(req: Request) -> bool:
+    """negotiation.isPrettyPrint: `pretty` in the query decides when given (Go's ParseBool, an invalid value
+    being false); otherwise people's user agents get indented JSON."""
+    value = req.param("pretty")
+    if value:
+        return value in _GO_TRUE
+    return req.headers.get("user-agent", "").startswith(PRETTY_USER_AGENT_PREFIXES)
 
 
 RESOURCE_CONVERSIONS = frozenset({
@@ -88,4 +111,8 @@ DISCOVERY_CONVERSIONS = frozenset({
 def encode(obj: object, media: MediaType) -> bytes:
     if media.media == YAML:
         return serializer.encode_yaml(obj)
+    if media.media == PROTOBUF:
+        from ..apimachinery import protobuf  # loaded by the first protobuf client
+
+        return protobuf.encode(obj)  # type: ignore[arg-type]
     return serializer.encode_json(obj, media.pretty)

@@ -3,7 +3,6 @@ Probe's handler, ConfigMap references) are inlined; Go pointers keep their zero 
 
 from __future__ import annotations
 
-import kube_apiserver.api.core.proto  # noqa: F401 - registers the core kinds
 from kube_apiserver.apimachinery.protobuf import MAGIC, bytes_field, decode, varint_field
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import kube_apiserver.api.core  # noqa: F401 - registers the core kinds
 from kube_apiserver.apimachinery import protobuf
 from kube_apiserver.apimachinery.errors import StatusError
 
@@ -54,3 +53,118 @@ def test_garbage_is_bad_request():
     with pytest.raises(StatusError) as err:
         protobuf.decode(b"not protobuf", [])
     assert err.value.code == 400
+
+
+# ---- the generated table, and responses ----
+
+def test_delete_options_of_any_group_version():
+    """DeleteOptions is registered in every group version (metav1.AddToGroupVersion), not only v1."""
+    for api_version in ("apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "meta.k8s.io/v1"):
+        body = envelope(api_version.encode(), b"DeleteOptions", field(4, b"Orphan"))
+        assert protobuf.decode(body, []) == {"apiVersion": api_version, "kind": "DeleteOptions",
+                                             "propagationPolicy": "Orphan"}
+
+
+def test_endpoints_port_is_core_not_discovery():
+    """core/v1 EndpointPort (name, port, protocol, appProtocol) and discovery/v1's (name, protocol, port,
+    appProtocol: other numbers) are two messages."""
+    port = field(1, b"https") + varint_field(2, 100) + field(3, b"TCP")
+    subset = field(1, field(1, b"10.0.0.1")) + field(3, port)
+    raw = field(1, field(1, b"ep")) + field(2, subset)
+    obj = protobuf.decode(envelope(b"v1", b"Endpoints", raw), [])
+    assert obj["subsets"] == [{"addresses": [{"ip": "10.0.0.1"}],
+                               "ports": [{"name": "https", "port": 100, "protocol": "TCP"}]}]
+    slice_port = field(1, b"https") + field(2, b"TCP") + varint_field(3, 100)
+    raw = field(1, field(1, b"es")) + field(4, b"IPv4") + field(3, slice_port)
+    obj = protobuf.decode(envelope(b"discovery.k8s.io/v1", b"EndpointSlice", raw), [])
+    assert obj["ports"] == [{"name": "https", "protocol": "TCP", "port": 100}]
+
+
+def test_micro_time_in_year_one_is_padded():
+    seconds = -62135596800 + 3600  # 0001-01-01T01:00:00Z
+    raw = field(1, field(1, b"e")) + field(10, protobuf.varint_field(1, seconds) + protobuf.varint_field(2, 7000))
+    obj = protobuf.decode(envelope(b"v1", b"Event", raw), [])
+    assert obj["eventTime"] == "0001-01-01T01:00:00.000007Z"
+    again = protobuf.decode(protobuf.encode(obj), [])
+    assert again["eventTime"] == "0001-01-01T01:00:00.000007Z"
+
+
+def test_go_zero_time_is_null():
+    zero = bytes([0x08]) + protobuf.encode_varint(-62135596800)
+    raw = field(1, field(1, b"e")) + field(10, zero)
+    assert "eventTime" not in protobuf.decode(envelope(b"v1", b"Event", raw), [])
+
+
+POD = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "web", "namespace": "default", "labels": {"b": "2", "a": "1"},
+                 "creationTimestamp": "2024-05-06T07:08:09Z", "deletionGracePeriodSeconds": 0,
+                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u",
+                                      "controller": True}]},
+    "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                             "resources": {"limits": {"cpu": "500m"}},
+                             "livenessProbe": {"httpGet": {"path": "/", "port": "http"}, "periodSeconds": 10},
+                             "securityContext": {"runAsUser": 0, "privileged": False}}],
+             "volumes": [{"name": "v", "configMap": {"name": "cm", "defaultMode": 420}},
+                         {"name": "t", "emptyDir": {}}],
+             "securityContext": {"supplementalGroups": [1, 2]},
+             "terminationGracePeriodSeconds": 30, "enableServiceLinks": False},
+    "status": {"phase": "Running", "startTime": "2024-05-06T07:08:10Z",
+               "containerStatuses": [{"name": "c", "ready": False, "restartCount": 0, "image": "nginx",
+                                      "imageID": "", "state": {"running": {"startedAt": "2024-05-06T07:08:11Z"}},
+                                      "lastState": {}}]},
+}
+
+
+def test_pod_round_trip():
+    """encode then decode gives the object back: pointers kept when zero (runAsUser: 0, privileged: false,
+    deletionGracePeriodSeconds: 0), scalars JSON always writes kept (ready: false, restartCount: 0, imageID: ""),
+    inline structs (VolumeSource, ProbeHandler, LocalObjectReference) in place, IntOrString and Quantity as JSON."""
+    body = protobuf.encode(POD)
+    assert body.startswith(protobuf.MAGIC)
+    back = protobuf.decode(body, [])
+    expected = {**POD, "status": {**POD["status"], "containerStatuses": [
+        {k: v for k, v in POD["status"]["containerStatuses"][0].items() if k != "lastState"}]}}
+    assert back == expected
+
+
+def test_encoding_is_gogo_order_with_empty_fields_written():
+    """Fields in number order; non-pointer fields written even when empty, as gogo-protobuf does."""
+    body = protobuf.encode({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+    api_version, kind, raw = protobuf._envelope(body)
+    assert (api_version, kind) == ("v1", "ConfigMap")
+    assert body.endswith(field(3, b"") + field(4, b""))  # the Unknown's empty contentEncoding, contentType
+    meta = protobuf._fields(raw)[0][2]
+    numbers = [n for n, _, _ in protobuf._fields(meta)]
+    assert numbers == [1, 2, 3, 4, 5, 6, 7, 8]  # name ... generation, creationTimestamp (an empty Time)
+    assert protobuf.decode(body, []) == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+
+
+def test_status_and_lists():
+    status = {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "message": "no",
+              "reason": "NotFound", "details": {"name": "x", "kind": "pods"}, "code": 404}
+    assert protobuf.decode(protobuf.encode(status), []) == {k: v for k, v in status.items() if k != "metadata"}
+    pods = {"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "7"},
+            "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}
+    assert protobuf.decode(protobuf.encode(pods), []) == pods
+
+
+def test_watch_frame():
+    frame = protobuf.watch_frame("ADDED", protobuf.encode({"apiVersion": "v1", "kind": "ConfigMap",
+                                                           "metadata": {"name": "x"}}))
+    assert int.from_bytes(frame[:4], "big") == len(frame) - 4
+    event = protobuf.decode_message(protobuf.META + "WatchEvent", frame[4:])
+    assert event == {"type": "ADDED", "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}}
+
+
+def test_custom_resource_schemas_have_their_json_forms():
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "a.b"},
+           "spec": {"group": "b", "scope": "Namespaced", "names": {"plural": "a", "kind": "A"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                        "type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                        "properties": {"n": {"type": "integer", "default": 3, "enum": [1, 3]},
+                                       "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                                       "k": {"type": "object", "additionalProperties": False}}}}}]}}
+    # acceptedNames' plural and kind have no omitempty: Go's JSON has them, empty, as here.
+    assert protobuf.decode(protobuf.encode(crd), []) == {**crd, "status": {"acceptedNames": {"plural": "", "kind": ""}}}

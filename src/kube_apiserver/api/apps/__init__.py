@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from ...server.api_group_info import APIGroupInfo
 from ...storage.factory import StorageFactory
-from . import controllerrevision, daemonset, deployment, proto, replicaset, statefulset
+from . import controllerrevision, daemonset, deployment, replicaset, statefulset
 
 GROUP = "apps"
-__all__ = ["GROUP", "new_api_group_info", "proto"]
+__all__ = ["GROUP", "new_api_group_info"]
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...server.api_group_info import APIGroupInfo
 from ...storage.factory import StorageFactory
-from . import hpa, proto, v1  # noqa: F401 - proto registers the protobuf messages
+from . import hpa, v1  # noqa: F401
 
 GROUP = hpa.GROUP
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...server.api_group_info import APIGroupInfo
 from ...storage.factory import StorageFactory
-from . import cronjob, job, proto  # noqa: F401 - proto registers the protobuf messages
+from . import cronjob, job  # noqa: F401
 
 GROUP = job.GROUP
 

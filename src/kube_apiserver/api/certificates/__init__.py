@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import protobuf
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.subresource import StatusREST
@@ -69,14 +68,6 @@ TABLE = TableConvertor((
     TableColumn("Condition", "string", "", "Conditions applied to the request, such as approval or denial."),
 ), lambda o: [name(o), age(o), spec_of(o).get("signerName") or "<none>", spec_of(o).get("username") or "",
               requested_duration(o), condition_summary(o)])
-
-protobuf.define("""
-CertificateSigningRequest: metadata=1:ObjectMeta spec=2:CertificateSigningRequestSpec status=3:CertificateSigningRequestStatus
-CertificateSigningRequestSpec: request=1:bytes signerName=7:string expirationSeconds=8:int32? usages=5:string[] username=2:string uid=3:string groups=4:string[] extra=6:map<ExtraValue>
-CertificateSigningRequestStatus: conditions=1:CertificateSigningRequestCondition[] certificate=2:bytes
-CertificateSigningRequestCondition: type=1:string status=6:string reason=2:string message=3:string lastUpdateTime=4:Time lastTransitionTime=5:Time
-""")
-protobuf.register_kind(f"{GROUP}/v1", "CertificateSigningRequest")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

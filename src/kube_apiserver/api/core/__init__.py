@@ -7,7 +7,7 @@ from typing import Any
 from ...server.api_group_info import APIGroupInfo
 from ...serviceaccount.issuer import TokenConfig
 from ...storage.factory import StorageFactory
-from . import (  # noqa: F401 - proto registers kinds
+from . import (  # noqa: F401
     componentstatus,
     configmap,
     endpoints,
@@ -19,7 +19,6 @@ from . import (  # noqa: F401 - proto registers kinds
     persistentvolumeclaim,
     pod,
     podtemplate,
-    proto,
     replicationcontroller,
     resourcequota,
     secret,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf
+from ...apimachinery import field
 from ...apimachinery.field import Path
 from ...apimachinery.validation import validate_immutable_field
 from ...registry.context import Context
@@ -122,17 +122,6 @@ TABLE = TableConvertor((
                 "may include a maximum of 1000 endpoints."),
     AGE,
 ), lambda o: [name(o), o.get("addressType", ""), format_ports(o), format_endpoints(o), age(o)])
-
-protobuf.define("""
-EndpointSlice: metadata=1:ObjectMeta addressType=4:string endpoints=2:Endpoint[] ports=3:EndpointPort[]
-Endpoint: addresses=1:string[] conditions=2:EndpointConditions hostname=3:string? targetRef=4:ObjectReference? deprecatedTopology=5:map<string> nodeName=6:string? zone=7:string? hints=8:EndpointHints?
-EndpointConditions: ready=1:bool? serving=2:bool? terminating=3:bool?
-EndpointHints: forZones=1:ForZone[] forNodes=2:ForNode[]
-ForZone: name=1:string
-ForNode: name=1:string
-EndpointPort: name=1:string? protocol=2:string? port=3:int32? appProtocol=4:string?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "EndpointSlice")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...apimachinery import field, protobuf
+from ...apimachinery import field
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -14,7 +14,6 @@ from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
 from . import structs
 from .common import (
-    API_VERSION,
     CONDITION_DANGLING,
     GROUP,
     VERSION,
@@ -119,23 +118,6 @@ TABLE = FlowSchemaTable((
     AGE,
     TableColumn("MissingPL", "string", "", "references a broken or non-existent PriorityLevelConfiguration"),
 ), _row)
-
-protobuf.define("""
-FlowSchema: metadata=1:ObjectMeta spec=2:FlowSchemaSpec status=3:FlowSchemaStatus
-FlowSchemaSpec: priorityLevelConfiguration=1:PriorityLevelConfigurationReference matchingPrecedence=2:int32 distinguisherMethod=3:FlowDistinguisherMethod? rules=4:PolicyRulesWithSubjects[]
-PriorityLevelConfigurationReference: name=1:string
-FlowDistinguisherMethod: type=1:string
-PolicyRulesWithSubjects: subjects=1:FlowControlSubject[] resourceRules=2:ResourcePolicyRule[] nonResourceRules=3:NonResourcePolicyRule[]
-FlowControlSubject: kind=1:string user=2:UserSubject? group=3:GroupSubject? serviceAccount=4:ServiceAccountSubject?
-UserSubject: name=1:string
-GroupSubject: name=1:string
-ServiceAccountSubject: namespace=1:string name=2:string
-ResourcePolicyRule: verbs=1:string[] apiGroups=2:string[] resources=3:string[] clusterScope=4:bool namespaces=5:string[]
-NonResourcePolicyRule: verbs=1:string[] nonResourceURLs=6:string[]
-FlowSchemaStatus: conditions=1:FlowSchemaCondition[]
-FlowSchemaCondition: type=1:string status=2:string lastTransitionTime=3:Time reason=4:string message=5:string
-""")
-protobuf.register_kind(API_VERSION, "FlowSchema")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

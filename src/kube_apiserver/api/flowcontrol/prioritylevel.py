@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf
+from ...apimachinery import field
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
 from ...registry.table import AGE, NAME, TableConvertor, age, name
 from ...storage.factory import StorageFactory
 from . import structs
-from .common import API_VERSION, GROUP, VERSION, as_dict, ordered, validate_status
+from .common import GROUP, VERSION, as_dict, ordered, validate_status
 from .defaults import default_priority_level
 from .prioritylevel_validation import validate_annotations, validate_spec
 from .status import status_rest
@@ -107,18 +107,6 @@ TABLE = TableConvertor((
                 "This value must be positive.  If not specified, it will be defaulted to 50."),
     AGE,
 ), _row)
-
-protobuf.define("""
-PriorityLevelConfiguration: metadata=1:ObjectMeta spec=2:PriorityLevelConfigurationSpec status=3:PriorityLevelConfigurationStatus
-PriorityLevelConfigurationSpec: type=1:string limited=2:LimitedPriorityLevelConfiguration? exempt=3:ExemptPriorityLevelConfiguration?
-LimitedPriorityLevelConfiguration: nominalConcurrencyShares=1:int32? limitResponse=2:LimitResponse lendablePercent=3:int32? borrowingLimitPercent=4:int32?
-ExemptPriorityLevelConfiguration: nominalConcurrencyShares=1:int32? lendablePercent=2:int32?
-LimitResponse: type=1:string queuing=2:QueuingConfiguration?
-QueuingConfiguration: queues=1:int32 handSize=2:int32 queueLengthLimit=3:int32
-PriorityLevelConfigurationStatus: conditions=1:PriorityLevelConfigurationCondition[]
-PriorityLevelConfigurationCondition: type=1:string status=2:string lastTransitionTime=3:Time reason=4:string message=5:string
-""")
-protobuf.register_kind(API_VERSION, "PriorityLevelConfiguration")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf
+from ...apimachinery import field
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -166,25 +166,6 @@ TABLE = TableConvertor((
     TableColumn("Ports", "string", "", "Ports of TLS configurations that open"),
     AGE,
 ), _row)
-
-protobuf.define("""
-Ingress: metadata=1:ObjectMeta spec=2:IngressSpec status=3:IngressStatus
-IngressSpec: ingressClassName=4:string? defaultBackend=1:IngressBackend? tls=2:IngressTLS[] rules=3:IngressRule[]
-IngressBackend: service=4:IngressServiceBackend? resource=3:TypedLocalObjectReference?
-IngressServiceBackend: name=1:string port=2:ServiceBackendPort
-ServiceBackendPort: name=1:string number=2:int32
-TypedLocalObjectReference: apiGroup=1:string? kind=2:string name=3:string
-IngressTLS: hosts=1:string[] secretName=2:string
-IngressRule: host=1:string ingressRuleValue=2:IngressRuleValue^
-IngressRuleValue: http=1:HTTPIngressRuleValue?
-HTTPIngressRuleValue: paths=1:HTTPIngressPath[]
-HTTPIngressPath: path=1:string pathType=3:string? backend=2:IngressBackend
-IngressStatus: loadBalancer=1:IngressLoadBalancerStatus
-IngressLoadBalancerStatus: ingress=1:IngressLoadBalancerIngress[]
-IngressLoadBalancerIngress: ip=1:string hostname=2:string ports=4:IngressPortStatus[]
-IngressPortStatus: port=1:int32 protocol=2:string error=3:string?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "Ingress")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -103,13 +103,6 @@ TABLE = TableConvertor((
     TableColumn("Parameters", "string", "", "A reference to a resource with additional parameters"),
     AGE,
 ), lambda o: [name(o), (o.get("spec") or {}).get("controller") or "", _parameters(o.get("spec") or {}), age(o)])
-
-protobuf.define("""
-IngressClass: metadata=1:ObjectMeta spec=2:IngressClassSpec
-IngressClassSpec: controller=1:string parameters=2:IngressClassParametersReference?
-IngressClassParametersReference: apiGroup=1:string? kind=2:string name=3:string scope=4:string? namespace=5:string?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "IngressClass")
 
 
 def new_store(storage: StorageFactory) -> Store:

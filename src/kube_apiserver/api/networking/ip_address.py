@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...apimachinery.field import OrderedStruct
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
@@ -93,13 +93,6 @@ TABLE = TableConvertor((
     NAME,
     TableColumn("ParentRef", "string", "", PARENT_REF_DOC),
 ), lambda o: [name(o), parent_ref_text(o), age(o)])
-
-protobuf.define("""
-IPAddress: metadata=1:ObjectMeta spec=2:IPAddressSpec
-IPAddressSpec: parentRef=1:ParentReference?
-ParentReference: group=1:string resource=2:string namespace=3:string name=4:string
-""")
-protobuf.register_kind(f"{GROUP}/v1", "IPAddress")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

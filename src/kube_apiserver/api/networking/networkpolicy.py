@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -151,17 +151,6 @@ TABLE = TableConvertor((
     TableColumn("Pod-Selector", "string", "", POD_SELECTOR_DOC),
     AGE,
 ), lambda o: [name(o), selector_text((o.get("spec") or {}).get("podSelector") or {}), age(o)])
-
-protobuf.define("""
-NetworkPolicy: metadata=1:ObjectMeta spec=2:NetworkPolicySpec
-NetworkPolicySpec: podSelector=1:LabelSelector ingress=2:NetworkPolicyIngressRule[] egress=3:NetworkPolicyEgressRule[] policyTypes=4:string[]
-NetworkPolicyIngressRule: ports=1:NetworkPolicyPort[] from=2:NetworkPolicyPeer[]
-NetworkPolicyEgressRule: ports=1:NetworkPolicyPort[] to=2:NetworkPolicyPeer[]
-NetworkPolicyPort: protocol=1:string? port=2:IntOrString? endPort=3:int32?
-NetworkPolicyPeer: podSelector=1:LabelSelector? namespaceSelector=2:LabelSelector? ipBlock=3:IPBlock?
-IPBlock: cidr=1:string except=2:string[]
-""")
-protobuf.register_kind(f"{GROUP}/v1", "NetworkPolicy")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

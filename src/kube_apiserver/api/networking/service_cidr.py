@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...apimachinery.field import OrderedStruct
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
@@ -109,14 +109,6 @@ TABLE = TableConvertor((
     TableColumn("CIDRs", "string", "", CIDRS_DOC),
     AGE,
 ), lambda o: [name(o), ",".join(cidrs_of(o) or []), age(o)])
-
-protobuf.define("""
-ServiceCIDR: metadata=1:ObjectMeta spec=2:ServiceCIDRSpec status=3:ServiceCIDRStatus
-ServiceCIDRSpec: cidrs=1:string[]
-ServiceCIDRStatus: conditions=1:Condition[]
-Condition: type=1:string status=2:string observedGeneration=3:int64 lastTransitionTime=4:Time reason=5:string message=6:string
-""")
-protobuf.register_kind(f"{GROUP}/v1", "ServiceCIDR")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

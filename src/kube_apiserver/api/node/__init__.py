@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -50,14 +50,6 @@ class RuntimeClassStrategy(Strategy):
 
 TABLE = TableConvertor((NAME, TableColumn("Handler", "string"), AGE),
                        lambda o: [name(o), o.get("handler", ""), age(o)])
-
-protobuf.define("""
-RuntimeClass: metadata=1:ObjectMeta handler=2:string overhead=3:Overhead? scheduling=4:Scheduling?
-Overhead: podFixed=1:map<Quantity>
-Scheduling: nodeSelector=1:map<string> tolerations=2:Toleration[]
-Toleration: key=1:string operator=2:string value=3:string effect=4:string tolerationSeconds=5:int64?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "RuntimeClass")
 
 
 def new_api_group_info(storage: StorageFactory) -> APIGroupInfo:

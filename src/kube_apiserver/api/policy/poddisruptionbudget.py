@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...apimachinery.field import OrderedStruct
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
@@ -176,14 +176,6 @@ TABLE = TableConvertor((
 ), lambda o: [name(o), _int_or_string((o.get("spec") or {}).get("minAvailable")),
               _int_or_string((o.get("spec") or {}).get("maxUnavailable")),
               (o.get("status") or {}).get("disruptionsAllowed", 0), age(o)])
-
-protobuf.define("""
-PodDisruptionBudget: metadata=1:ObjectMeta spec=2:PodDisruptionBudgetSpec status=3:PodDisruptionBudgetStatus
-PodDisruptionBudgetSpec: minAvailable=1:IntOrString? selector=2:LabelSelector? maxUnavailable=3:IntOrString? unhealthyPodEvictionPolicy=4:string?
-PodDisruptionBudgetStatus: observedGeneration=1:int64 disruptedPods=2:map<Time> disruptionsAllowed=3:int32 currentHealthy=4:int32 desiredHealthy=5:int32 expectedPods=6:int32 conditions=7:Condition[]
-Condition: type=1:string status=2:string observedGeneration=3:int64 lastTransitionTime=4:Time reason=5:string message=6:string
-""")
-protobuf.register_kind(f"{GROUP}/v1", "PodDisruptionBudget")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

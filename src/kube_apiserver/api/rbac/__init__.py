@@ -10,7 +10,6 @@ from __future__ import annotations
 from ...authorization.authorizer import Authorizer
 from ...server.api_group_info import APIGroupInfo
 from ...storage.factory import StorageFactory
-from . import proto  # noqa: F401 - registers the protobuf kinds
 from .bindings import (
     CLUSTER_ROLE_BINDING_INFO,
     CLUSTER_ROLE_BINDING_TABLE,

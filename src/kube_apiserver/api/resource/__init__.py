@@ -13,10 +13,7 @@ from ...registry.rest import ResourceInfo
 from ...registry.store import Store
 from ...server.api_group_info import APIGroupInfo
 from ...storage.factory import StorageFactory
-from . import (
-    proto,  # noqa: F401 - registers the kinds for protobuf bodies
-    tables,
-)
+from . import tables
 from .admin import AdminCheckingStore, ClaimStatusREST
 from .strategies import (
     DeviceClassStrategy,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -198,13 +198,6 @@ TABLE = TableConvertor((
         "these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.")),
     AGE,
 ), _row)
-
-protobuf.define("""
-CSIDriver: metadata=1:ObjectMeta spec=2:CSIDriverSpec
-CSIDriverSpec: attachRequired=1:bool? podInfoOnMount=2:bool? volumeLifecycleModes=3:string[] storageCapacity=4:bool? fsGroupPolicy=5:string? tokenRequests=6:TokenRequest[] requiresRepublish=7:bool? seLinuxMount=8:bool? nodeAllocatableUpdatePeriodSeconds=9:int64?
-TokenRequest: audience=1:string expirationSeconds=2:int64?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "CSIDriver")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...apimachinery.field import OrderedStruct
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
@@ -107,14 +107,6 @@ TABLE = TableConvertor((
     TableColumn("Drivers", "integer", "", "Drivers indicates the number of CSI drivers registered on the node"),
     AGE,
 ), lambda o: [name(o), len((o.get("spec") or {}).get("drivers") or []), age(o)])
-
-protobuf.define("""
-CSINode: metadata=1:ObjectMeta spec=2:CSINodeSpec
-CSINodeSpec: drivers=1:CSINodeDriver[]
-CSINodeDriver: name=1:string nodeID=2:string topologyKeys=3:string[] allocatable=4:VolumeNodeResources?
-VolumeNodeResources: count=1:int32?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "CSINode")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, field, protobuf, quantity, validation
+from ...apimachinery import errors, field, quantity, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -75,11 +75,6 @@ TABLE = TableConvertor((
         "not set, that information is currently unavailable.")),
 ), lambda o: [name(o), o.get("storageClassName", ""), str(o["capacity"]) if o.get("capacity") is not None
               else "<unset>"])
-
-protobuf.define("""
-CSIStorageCapacity: metadata=1:ObjectMeta nodeTopology=2:LabelSelector? storageClassName=3:string capacity=4:Quantity? maximumVolumeSize=5:Quantity?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "CSIStorageCapacity")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -126,13 +126,6 @@ TABLE = TableConvertor((
                                                       "volume expand."),
     AGE,
 ), _row)
-
-protobuf.define("""
-StorageClass: metadata=1:ObjectMeta provisioner=2:string parameters=3:map<string> reclaimPolicy=4:string? mountOptions=5:string[] allowVolumeExpansion=6:bool? volumeBindingMode=7:string? allowedTopologies=8:TopologySelectorTerm[]
-TopologySelectorTerm: matchLabelExpressions=1:TopologySelectorLabelRequirement[]
-TopologySelectorLabelRequirement: key=1:string values=2:string[]
-""")
-protobuf.register_kind(f"{GROUP}/v1", "StorageClass")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

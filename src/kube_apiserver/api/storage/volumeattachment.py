@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf, validation
+from ...apimachinery import field, validation
 from ...apimachinery.field import OrderedStruct
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
@@ -175,16 +175,6 @@ TABLE = TableConvertor((
                                            "external-attacher."),
     AGE,
 ), _row)
-
-# inlineVolumeSpec (a core/v1 PersistentVolumeSpec) is not described: protobuf bodies lose it.
-protobuf.define("""
-VolumeAttachment: metadata=1:ObjectMeta spec=2:VolumeAttachmentSpec status=3:VolumeAttachmentStatus
-VolumeAttachmentSpec: attacher=1:string source=2:VolumeAttachmentSource nodeName=3:string
-VolumeAttachmentSource: persistentVolumeName=1:string?
-VolumeAttachmentStatus: attached=1:bool attachmentMetadata=2:map<string> attachError=3:VolumeError? detachError=4:VolumeError?
-VolumeError: time=1:Time message=2:string errorCode=3:int32?
-""")
-protobuf.register_kind(f"{GROUP}/v1", "VolumeAttachment")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import field, protobuf
+from ...apimachinery import field
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -44,11 +44,6 @@ TABLE = TableConvertor((
     TableColumn("DriverName", "string", "", "Name of the CSI driver This field is immutable."),
     AGE,
 ), lambda o: [name(o), o.get("driverName", ""), age(o)])
-
-protobuf.define("""
-VolumeAttributesClass: metadata=1:ObjectMeta driverName=2:string parameters=3:map<string>
-""")
-protobuf.register_kind(f"{GROUP}/v1", "VolumeAttributesClass")
 
 
 def new_rest(storage: StorageFactory) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, serializer
+from ...apimachinery import errors
 from ...registry.table import partial_object_metadata
 from .. import negotiation
 from ..http import Request, Response
@@ -13,11 +13,19 @@ from .scope import RequestScope
 Object = dict[str, Any]
 
 
-def media_for(req: Request) -> negotiation.MediaType:
-    media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.RESOURCE_CONVERSIONS)
-    if req.param("pretty") in ("true", "1"):
+def media_for(req: Request, scope: RequestScope) -> negotiation.MediaType:
+    # Built-in kinds have a protobuf form; custom resources' serializers offer only JSON and YAML.
+    media = negotiation.negotiate(req.headers.get("accept", ""), scope.conversions,
+                                  protobuf=not scope.custom_resource)
+    if not media.pretty and media.media == negotiation.JSON and negotiation.pretty_requested(req):
         media = negotiation.MediaType(media.media, media.convert, media.group, media.version, True)
     return media
+
+
+def _protobuf_kind(obj: Object) -> bool:
+    from ...apimachinery import protobuf  # loaded by the first protobuf client
+
+    return protobuf.has_kind(obj.get("apiVersion", ""), obj.get("kind", ""))
 
 
 def transform(obj: Object, media: negotiation.MediaType, scope: RequestScope, req: Request) -> Object:
@@ -35,10 +43,13 @@ def transform(obj: Object, media: negotiation.MediaType, scope: RequestScope, re
 
 
 def write_object(req: Request, scope: RequestScope, status: int, obj: Object) -> Response:
-    media = media_for(req)
+    media = media_for(req, scope)
     if media.convert == "PartialObjectMetadataList" and not isinstance(obj.get("items"), list):
         raise errors.not_acceptable(negotiation.ACCEPTED)
-    body = negotiation.encode(transform(obj, media, scope, req), media)
+    out = transform(obj, media, scope, req)
+    if media.media == negotiation.PROTOBUF and not _protobuf_kind(out):
+        media = negotiation.MediaType(negotiation.JSON, media.convert, media.group, media.version)
+    body = negotiation.encode(out, media)
     content_type = media.content_type if media.convert else media.media
     return Response(status, body, content_type, warning_headers(req))
 
@@ -78,16 +89,32 @@ def warning_headers(req: Request) -> list[tuple[str, str]]:
     return headers
 
 
+def _status_as_protobuf(req: Request, accept: str) -> bool:
+    """Whether a Status may be written as protobuf: not for a custom resource's group version, whose
+    serializer has no protobuf (built-in group versions and non-resource paths have it)."""
+    if "protobuf" not in accept:
+        return False
+    info = req.info
+    if info is None or not getattr(info, "is_resource_request", False):
+        return True
+    from ...apimachinery import protobuf  # loaded by the first protobuf client
+
+    version = f"{info.api_group}/{info.api_version}" if info.api_group else info.api_version
+    return protobuf.has_group_version(version)
+
+
 def write_status_error(req: Request, err: errors.StatusError) -> Response:
     body = err.status()
     token = getattr(err, "continue_token", "")
     if token:
         body["metadata"] = {"continue": token}
+    accept = req.headers.get("accept", "")
     try:
-        media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.RESOURCE_CONVERSIONS)
+        media = negotiation.negotiate(accept, negotiation.RESOURCE_CONVERSIONS, _status_as_protobuf(req, accept))
     except errors.StatusError:
         media = negotiation.DEFAULT
-    encoded = serializer.encode_yaml(body) if media.media == negotiation.YAML else serializer.encode_json(body)
+    media = negotiation.MediaType(media.media, pretty=media.pretty or negotiation.pretty_requested(req))
+    encoded = negotiation.encode(body, media)
     # Warnings gathered before the failure (admission, deprecation) are sent with it, as Kubernetes does.
     headers = warning_headers(req)
     retry = (err.details or {}).get("retryAfterSeconds")

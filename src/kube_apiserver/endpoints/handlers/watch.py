@@ -1,4 +1,5 @@
-"""WATCH: a chunked stream of JSON events, one per line (k8s handlers.serveWatch).
+"""WATCH: a chunked stream of JSON events, one per line, or of length-prefixed protobuf WatchEvents
+(k8s handlers.serveWatch).
 
 Bookmarks are queued in-band by the watcher, so one never overtakes an event still buffered; the
 stream ends with a bookmark when it times out (if bookmarks were asked for), and cleanly on shutdown."""
@@ -12,36 +13,53 @@ from typing import Any
 
 import orjson
 
-from ...apimachinery import errors
+from ...apimachinery import deepjson, errors
 from ...storage.interface import BOOKMARK, ERROR, ExpiredError, StorageError, WatchEvent
+from .. import negotiation
 from ..http import Request, Response, StreamingResponse
 from .get import list_query
 from .responses import media_for, transform, warning_headers
 from .scope import RequestScope
 
 BOOKMARK_INTERVAL = 60.0  # as the watch cache sends them: about once a minute
+PROTOBUF_STREAM = "application/vnd.kubernetes.protobuf;stream=watch"
 
 
 async def watch(scope: RequestScope, req: Request) -> Response:
     ctx = scope.context(req)
     query = list_query(req, watch=True)
-    media = media_for(req)
+    media = media_for(req, scope)
     watcher = await scope.storage.watch(ctx, query)
     timeout = float(query.timeout_seconds or scope.min_request_timeout * (1 + random.random()))
     content_type = media.content_type if media.convert else "application/json"
+    if media.media == negotiation.PROTOBUF:
+        content_type = PROTOBUF_STREAM
     return StreamingResponse(200, _events(scope, req, watcher, media, timeout, query.allow_watch_bookmarks),
                              content_type, warning_headers(req))
+
+
+def _encode_protobuf(kind: str, obj: Any) -> bytes:
+    """A length-prefixed WatchEvent frame; an object with no protobuf form (none is expected) as JSON."""
+    from ...apimachinery import protobuf  # loaded by the first protobuf client
+
+    if protobuf.has_kind(obj.get("apiVersion", ""), obj.get("kind", "")):
+        return protobuf.watch_frame(kind, protobuf.encode(obj))
+    return protobuf.watch_frame(kind, orjson.dumps(obj))
 
 
 def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) -> bytes:
     if event.type == BOOKMARK:
         obj = {"kind": scope.info.kind, "apiVersion": scope.info.api_version, **event.object}
+        if media.media == negotiation.PROTOBUF:
+            return _encode_protobuf(BOOKMARK, obj)
         return orjson.dumps({"type": BOOKMARK, "object": obj}) + b"\n"
+    if media.media == negotiation.PROTOBUF:
+        return _encode_protobuf(event.type, transform(event.object, media, scope, req))
     if media.convert:
-        return orjson.dumps({"type": event.type, "object": transform(event.object, media, scope, req)}) + b"\n"
+        return deepjson.dumps({"type": event.type, "object": transform(event.object, media, scope, req)}) + b"\n"
     encoded = getattr(event, "encoded", None)
     if encoded is None:  # shared by every watcher given this same event
-        encoded = orjson.dumps({"type": event.type, "object": event.object}) + b"\n"
+        encoded = deepjson.dumps({"type": event.type, "object": event.object}) + b"\n"
         event.encoded = encoded
     return encoded
 
@@ -81,7 +99,9 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
             except StopAsyncIteration:
                 return
             except StorageError as err:
-                yield _event_bytes(ERROR, _storage_error_status(err))
+                status = _storage_error_status(err)
+                yield _encode_protobuf(ERROR, status) if media.media == negotiation.PROTOBUF \
+                    else _event_bytes(ERROR, status)
                 return
             yield _encode(scope, req, media, event)
             if closing and event.type == BOOKMARK:
@@ -98,7 +118,7 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
 
 
 def _event_bytes(kind: str, obj: Any) -> bytes:
-    return orjson.dumps({"type": kind, "object": obj}) + b"\n"
+    return deepjson.dumps({"type": kind, "object": obj}) + b"\n"
 
 
 def _storage_error_status(err: StorageError) -> dict[str, Any]:
