@@ -25,9 +25,11 @@ _YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def encode_json(obj: Any, pretty: bool = False) -> bytes:
+    """JSON as kube-apiserver writes it: Go's json.Encoder ends each value with a newline; the pretty
+    form is json.MarshalIndent's, which does not."""
     if pretty:
-        return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
-    return orjson.dumps(obj)
+        return orjson.dumps(obj, option=orjson.OPT_INDENT_2)
+    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def encode_yaml(obj: Any) -> bytes:

@@ -130,6 +130,9 @@ def wants_aggregated(req: Request) -> bool:
 
 def discovery_response(req: Request, doc: dict[str, Any], content_type: str = "application/json") -> Response:
     media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.DISCOVERY_CONVERSIONS)
-    body = serializer.encode_yaml(doc) if media.media == negotiation.YAML else serializer.encode_json(doc)
+    if media.media == negotiation.YAML:
+        body = serializer.encode_yaml(doc)
+    else:
+        body = serializer.encode_json(doc, negotiation.pretty_requested(req))
     headers = [("vary", "Accept"), ("etag", '"' + hashlib.sha256(body).hexdigest() + '"')]
     return Response(200, body, content_type if media.media == negotiation.JSON else media.media, headers)
