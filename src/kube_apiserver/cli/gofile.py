@@ -6,11 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-
-def os_error_text(op: str, path: str, err: OSError) -> str:
-    """Go's *PathError text: "<op> <path>: <lower-case reason>"."""
-    reason = err.strerror or str(err)
-    return f"{op} {path}: {reason[:1].lower()}{reason[1:]}"
+from kube_apiserver.apimachinery.goos import os_error_text
 
 
 def read_bytes(path: str) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import sys
 from collections.abc import Coroutine
 from typing import Any
@@ -35,7 +36,16 @@ def main(argv: list[str] | None = None) -> None:
         gc.enable()
         raise
     started = asyncio.Event()
-    uvloop.run(_collect_once_listening(run(completed, started=started), started))
+    try:
+        uvloop.run(_collect_once_listening(run(completed, started=started), started))
+    except OSError as err:
+        # What the machine refuses (the port taken, the data directory locked, read-only or its database
+        # corrupt) ends the command with one line, as component-base's cli.Run logs Run's error.
+        from ..apimachinery.goos import os_error_message
+        from ..apimachinery.gostrconv import quote
+
+        logging.getLogger("kube_apiserver.cmd").error('"command failed" err=%s', quote(os_error_message(err)))
+        raise SystemExit(1) from None
 
 
 async def _collect_once_listening(serving: Coroutine[Any, Any, None], started: asyncio.Event) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
+from kube_apiserver.apimachinery.goos import os_error_message
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cmd import validation
 from kube_apiserver.cmd.options import ServerRunOptions
@@ -139,14 +140,14 @@ def _maybe_generate_certs(c: CompletedOptions) -> None:
     try:
         c.secure_serving.maybe_default_with_self_signed_certs(dns, ips)
     except OSError as err:
-        c.completion_errors.append(f"unable to generate self signed cert: {err}")
+        c.completion_errors.append(f"unable to generate self signed cert: {os_error_message(err)}")
 
 
 def _maybe_generate_service_account_key(c: CompletedOptions) -> None:
     try:
         c.authentication.complete(c.data_dir)
     except OSError as err:
-        c.completion_errors.append(f"unable to generate service account signing key: {err}")
+        c.completion_errors.append(f"unable to generate service account signing key: {os_error_message(err)}")
 
 
 def complete(s: ServerRunOptions) -> CompletedOptions:

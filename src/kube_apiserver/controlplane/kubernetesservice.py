@@ -49,6 +49,7 @@ class KubernetesServiceController:
         self.config = config
         self._periodic = Periodic("kubernetes service controller", INTERVAL_SECONDS, self.sync)
         self._last_error = ""
+        self._loopback_noted = False
 
     def _store(self, group: str, resource: str) -> Store:
         return self.restful.group_versions[(group, "v1")][resource].scope.storage
@@ -66,14 +67,28 @@ class KubernetesServiceController:
     async def stop(self) -> None:
         await self._periodic.stop()
 
+    def _publishes_endpoints(self) -> bool:
+        """Kubernetes' Endpoints validation refuses a loopback address, so kube-apiserver advertising
+        127.0.0.1 logs a sync error every interval. A local server advertises loopback by default, so here
+        the Service is kept and its endpoints are not published (no pod could reach them anyway), which
+        is said once, at info level."""
+        if not ipaddress.ip_address(self.config.public_ip).is_loopback:
+            return True
+        if not self._loopback_noted:
+            log.info("not publishing endpoints of the kubernetes service: the advertise address %s is in the "
+                     "loopback range (set --advertise-address to a routable address to publish them)",
+                     self.config.public_ip)
+            self._loopback_noted = True
+        return False
+
     async def sync(self) -> None:
-        """UpdateKubernetesService; a failure is logged and tried again at the next interval (an advertise
-        address in the loopback range, for one, makes invalid Endpoints, as in Kubernetes)."""
+        """UpdateKubernetesService; a failure is logged and tried again at the next interval."""
         try:
             if self.config.service_ip:
                 await self.ensure_service()
-            await self.ensure_endpoints()
-            await self.ensure_endpoint_slice()
+            if self._publishes_endpoints():
+                await self.ensure_endpoints()
+                await self.ensure_endpoint_slice()
         except errors.StatusError as err:
             message = f"unable to sync kubernetes service: {err.message}"
             log.log(logging.DEBUG if message == self._last_error else logging.ERROR, message)

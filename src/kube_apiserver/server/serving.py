@@ -35,7 +35,13 @@ class SecureServingInfo:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as err:  # one line, as Go's net.Listen error wrapped by the serving options
+            sock.close()
+            address = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+            reason = (err.strerror or str(err)).lower()
+            raise OSError(f"failed to listen on {address}: listen tcp {address}: bind: {reason}") from None
         sock.listen(2048)
         sock.setblocking(False)
         return sock

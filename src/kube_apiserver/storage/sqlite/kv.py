@@ -8,6 +8,8 @@ watch that starts in the past first replays the log from the database."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import os
 import sqlite3
 import time
@@ -15,6 +17,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ...apimachinery.goos import os_error_text
 from .. import kv
 from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
 from . import schema
@@ -22,6 +25,7 @@ from . import schema
 CREATE, UPDATE, REMOVE = 0, 1, 2
 HISTORY_CHUNK = 1000
 MAX_BATCH = 1000
+MAX_INT64 = (1 << 63) - 1  # SQLite's integers
 
 
 @dataclass(slots=True)
@@ -48,20 +52,51 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
+class StorageOpenError(OSError):
+    """The data directory or its database cannot be used; the message is one line naming the path."""
+
+
+def _path_error(op: str, path: str, err: OSError) -> StorageOpenError:
+    return StorageOpenError(os_error_text(op, path, err))
+
+
+def lock_data_dir(data_dir: str) -> int:
+    """An exclusive lock on <data-dir>/lock for the life of the store (released when its file is closed,
+    or when the process ends): a second server on the same directory would corrupt what the first
+    serves from memory. Returns the lock file's descriptor."""
+    path = os.path.join(data_dir, "lock")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as err:
+        raise _path_error("open", path, err) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StorageOpenError(f"data directory {data_dir} is in use by another kube-apiserver "
+                               f"(it holds {path})") from None
+    return fd
+
+
 def _kv(row: tuple | None) -> KeyValue | None:
     return KeyValue(row[0], row[1], row[2], row[3]) if row else None
 
 
 class SQLiteKV:
-    def __init__(self, path: str):
+    def __init__(self, path: str, lock_fd: int | None = None):
         self.path = path
-        self._write_conn = _connect(path)
-        for statement in schema.TABLES:
-            self._write_conn.execute(statement)
-        self._read_conn = _connect(path)
-        self._loop_conn = _connect(path)  # point reads on the event loop thread: cheaper than a thread hop
-        self._revision = self._write_conn.execute(schema.SELECT_REVISION).fetchone()[0]
-        self._compacted = self._write_conn.execute(schema.SELECT_COMPACTED).fetchone()[0]
+        self._lock_fd = lock_fd
+        try:
+            self._write_conn = _connect(path)
+            for statement in schema.TABLES:
+                self._write_conn.execute(statement)
+            self._read_conn = _connect(path)
+            self._loop_conn = _connect(path)  # point reads on the event loop thread: cheaper than a thread hop
+            self._revision = self._write_conn.execute(schema.SELECT_REVISION).fetchone()[0]
+            self._compacted = self._write_conn.execute(schema.SELECT_COMPACTED).fetchone()[0]
+        except sqlite3.Error as err:  # corrupt, unreadable, read-only: say which file, not a traceback
+            self._release_lock()
+            raise StorageOpenError(f"unable to open the database {path}: {err}") from None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="sqlite-reader")
         self._pending: list[_Op] = []
@@ -72,8 +107,17 @@ class SQLiteKV:
 
     @classmethod
     async def open(cls, data_dir: str) -> SQLiteKV:
-        os.makedirs(data_dir, mode=0o700, exist_ok=True)
-        return cls(os.path.join(data_dir, "state.db"))
+        try:
+            os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        except OSError as err:
+            raise _path_error("mkdir", data_dir, err) from None
+        return cls(os.path.join(data_dir, "state.db"), lock_data_dir(data_dir))
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lock_fd)
+            self._lock_fd = None
 
     # ---- writes (group commit) ----
 
@@ -193,7 +237,8 @@ class SQLiteKV:
         cur.execute("BEGIN")
         try:
             current = cur.execute(schema.SELECT_REVISION).fetchone()[0]
-            fetch = limit + 1 if limit > 0 else -1
+            # One more row than the page tells whether there are more; the largest int64 limit fetches all.
+            fetch = limit + 1 if 0 < limit < MAX_INT64 else -1
             if revision <= 0:
                 rows = cur.execute(schema.RANGE_CURRENT, (start, end, fetch)).fetchall()
             else:
@@ -303,6 +348,7 @@ class SQLiteKV:
         self._reader.shutdown(wait=True)
         for conn in (self._write_conn, self._read_conn, self._loop_conn):
             conn.close()
+        self._release_lock()
 
 
 def _history_event(row: tuple) -> KVEvent:
