@@ -253,3 +253,18 @@ def test_custom_resources_own_and_are_owned(server):
     assert server.request("DELETE", f"{CM}/gc-gadget-owner", {"propagationPolicy": "Foreground"}).status == 200
     assert wait_for(lambda: server.request("GET", f"{gadgets}/gc-owned").status == 404, timeout=10)
     assert gone(server, "gc-gadget-owner")
+
+
+def test_a_cluster_scoped_object_naming_a_namespaced_owner_is_left_alone(server):
+    """Upstream's namespacedOwnerOfClusterScopedObjectErr: not collected. A ClusterRole whose (cluster-scoped)
+    owner is gone, created after it, is collected: by then the first one was looked at."""
+    roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+    bad_ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "anything", "uid": "0b4e6b3c-0000-4000-8000-000000000001"}
+    gone_ref = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": "gc-no-such-role",
+                "uid": "0b4e6b3c-0000-4000-8000-000000000002"}
+    for name, ref in (("gc-names-a-namespaced-owner", bad_ref), ("gc-owner-gone", gone_ref)):
+        role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": name, "ownerReferences": [ref]}}
+        assert server.request("POST", roles, role).status == 201
+    assert wait_for(lambda: server.request("GET", f"{roles}/gc-owner-gone").status == 404, timeout=10)
+    assert server.request("GET", f"{roles}/gc-names-a-namespaced-owner").status == 200

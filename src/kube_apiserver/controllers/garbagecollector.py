@@ -37,6 +37,10 @@ MAX_RETRY_SECONDS = 300.0
 RESYNC_SECONDS = 2.0
 
 
+class NamespacedOwnerOfClusterScopedObject(Exception):
+    """A cluster-scoped object names a namespaced owner: invalid, so never collected on its account."""
+
+
 class Node:
     __slots__ = ("resource", "namespace", "name", "uid", "owners", "deleting", "finalizers")
 
@@ -188,6 +192,8 @@ class GarbageCollector(InformerController):
             try:
                 await self._process(node)
                 self.failures.pop(uid, None)
+            except NamespacedOwnerOfClusterScopedObject as err:  # retrying cannot resolve it: left alone
+                log.info("garbage collector: %s %s: %s", node.resource.resource, node.name, err)
             except Exception as err:  # noqa: BLE001 - retried, later each time (a rate-limited requeue)
                 log.info("garbage collector: %s %s/%s: %s", node.resource.resource, node.namespace, node.name, err)
                 failures = self.failures[uid] = self.failures.get(uid, 0) + 1
@@ -271,6 +277,8 @@ class GarbageCollector(InformerController):
         resource = self.by_kind.get((ref.get("apiVersion", ""), ref.get("kind", "")))
         if resource is None:  # not served (yet?): never collect on a guess; looked at again later
             raise LookupError(f"unable to get REST mapping for {ref.get('apiVersion')}/{ref.get('kind')}")
+        if resource.namespaced and not node.namespace:
+            raise NamespacedOwnerOfClusterScopedObject("cluster-scoped objects cannot refer to namespaced owners")
         owner = await self._get(resource, node.namespace, ref.get("name", ""))
         return owner if owner is not None and owner["metadata"].get("uid") == ref.get("uid") else None
 
