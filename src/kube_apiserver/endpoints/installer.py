@@ -14,6 +14,7 @@ from ..apimachinery.managedfields import FieldManager
 from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from ..registry import rest
 from ..registry.table import default_table_convertor
+from . import negotiation
 from .handlers import connect, create, delete, get, patch, update, watch
 from .handlers.scope import RequestScope
 from .http import Request, Response
@@ -55,6 +56,10 @@ class ResourceRoutes:
         handler = self.handlers.get(req.info.verb) or self.handlers.get("connect")
         if handler is None:
             raise errors.method_not_supported(self.scope.info.resource, self.scope.info.group, req.info.verb)
+        if self.scope.table is None and handler is not connect.connect:
+            # The handlers negotiate the response first (NegotiateOutputMediaType): a Table asked of a storage
+            # that converts none is not acceptable, before the request does anything.
+            negotiation.negotiate(req.headers.get("accept", ""), self.scope.conversions, protobuf=True)
         return await handler(self.scope, req)
 
 
@@ -75,7 +80,11 @@ class APIGroupVersion:
     def install(self) -> dict[str, ResourceRoutes]:
         routes: dict[str, ResourceRoutes] = {}
         for path, storage in self.storage.items():
-            table = getattr(storage, "table", None) or default_table_convertor()
+            # Listers convert to tables (a default one at least); other storages only if they say how
+            # (rest.TableConvertor): reviews, bindings, evictions and token requests do not.
+            table = getattr(storage, "table", None)
+            if table is None and isinstance(storage, rest.Lister):
+                table = default_table_convertor()
             info = storage.info
             schema = self.schemas.for_kind(info.group, info.version, info.kind)
             reset = getattr(getattr(storage, "strategy", None), "reset_fields", ())

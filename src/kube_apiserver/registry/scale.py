@@ -17,6 +17,7 @@ from .context import Context
 from .rest import ResourceInfo, UpdatedObjectInfo, ValidateObjectFunc, ValidateObjectUpdateFunc
 from .scalefields import to_parent, to_subresource
 from .store import Store
+from .table import default_table_convertor
 
 Object = dict[str, Any]
 SCALE_META = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
@@ -75,6 +76,7 @@ class ScaleREST:
         self.info = ResourceInfo("autoscaling", "v1", parent.info.resource, "Scale", "", parent.info.namespaced,
                                  subresource="scale")
         self.replicas = make_path(*view.replicas_path)
+        self.table = default_table_convertor()  # a ScaleREST converts to tables (through its parent's store)
 
     async def get(self, ctx: Context, name: str, options: dict[str, Any] | None = None) -> Object:
         return self.view.scale_of(await self.parent.get(ctx, name, options))

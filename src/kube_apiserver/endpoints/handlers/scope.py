@@ -14,7 +14,10 @@ from ...apimachinery.openapischema import Node
 from ...registry.context import ANONYMOUS, Context
 from ...registry.rest import ResourceInfo
 from ...registry.table import TableConvertor, default_table_convertor
+from .. import negotiation
 from ..http import Request
+
+CONVERSIONS_WITHOUT_TABLE = frozenset(c for c in negotiation.RESOURCE_CONVERSIONS if c[0] != "Table")
 
 
 @dataclass
@@ -22,7 +25,8 @@ class RequestScope:
     info: ResourceInfo
     storage: Any
     admission: Chain = field(default_factory=lambda: Chain([]))
-    table: TableConvertor = field(default_factory=default_table_convertor)
+    # None: the storage converts to no Table (rest.TableConvertor not implemented), so none is served.
+    table: TableConvertor | None = field(default_factory=default_table_convertor)
     min_request_timeout: float = 1800.0
     # Set when the server shuts down: open watches end cleanly.
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
@@ -35,6 +39,13 @@ class RequestScope:
     custom_resource: bool = False
     # Warnings every request gets (a deprecated custom resource version's).
     warnings: tuple[str, ...] = ()
+
+    @property
+    def conversions(self) -> frozenset[tuple[str, str, str]]:
+        """What Accept may ask a response to be converted to (AllowsMediaTypeTransform)."""
+        if self.table is None:
+            return CONVERSIONS_WITHOUT_TABLE
+        return negotiation.RESOURCE_CONVERSIONS
 
     def manager_name(self, req: Request) -> str:
         """fieldManager, else the User-Agent's product (k8s prefixFromUserAgent)."""
