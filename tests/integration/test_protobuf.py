@@ -147,6 +147,20 @@ def test_watch_frames_are_length_prefixed_watch_events(server, created):
     assert events and all(kind == "ADDED" and obj["kind"] == "ConfigMap" for kind, obj in events)
 
 
+@pytest.mark.usefixtures("kubectl_available")
+def test_kubectl_sends_and_reads_protobuf(server, created):
+    """kubectl's typed clients (create <generator>, auth can-i) send protobuf and accept it back."""
+    made = server.kubectl("create", "configmap", "kubectl-pb", "-n", "corpus", "--from-literal=a=b", "-v=8")
+    assert made.stdout.strip() == "configmap/kubectl-pb created"
+    for sent in ("Content-Type: application/vnd.kubernetes.protobuf", "Response Status: 201 Created"):
+        assert sent in made.stderr
+    assert made.stderr.count("Content-Type: application/vnd.kubernetes.protobuf") == 2  # request and answer
+    assert server.request("GET", "/api/v1/namespaces/corpus/configmaps/kubectl-pb").json()["data"] == {"a": "b"}
+    review = server.kubectl("auth", "can-i", "create", "pods", "-n", "corpus", "-v=8")
+    assert review.stdout.strip() == "yes"
+    assert review.stderr.count("Content-Type: application/vnd.kubernetes.protobuf") == 2
+
+
 @pytest.mark.parametrize("key", reversed(BUILT_IN))  # dependents first: a Pod's ServiceAccount outlives it
 def test_delete_and_deletecollection_in_protobuf(server, created, key):
     kind, api_version = key.split(" ")
