@@ -114,6 +114,8 @@ class WatchEvent:
     revision: int
     # The event's JSON line, memoized by the first watcher that writes it (watchers share events).
     encoded: bytes | None = None
+    # Its protobuf frame, memoized the same way for protobuf watchers.
+    encoded_protobuf: bytes | None = None
 
 
 UpdateFunc = Callable[[Object], Awaitable[Object]]

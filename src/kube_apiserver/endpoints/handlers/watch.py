@@ -54,7 +54,12 @@ def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) ->
             return _encode_protobuf(BOOKMARK, obj)
         return orjson.dumps({"type": BOOKMARK, "object": obj}) + b"\n"
     if media.media == negotiation.PROTOBUF:
-        return _encode_protobuf(event.type, transform(event.object, media, scope, req))
+        if media.convert:
+            return _encode_protobuf(event.type, transform(event.object, media, scope, req))
+        frame = event.encoded_protobuf
+        if frame is None:  # shared by every protobuf watcher given this same event
+            frame = event.encoded_protobuf = _encode_protobuf(event.type, event.object)
+        return frame
     if media.convert:
         return deepjson.dumps({"type": event.type, "object": transform(event.object, media, scope, req)}) + b"\n"
     encoded = getattr(event, "encoded", None)
