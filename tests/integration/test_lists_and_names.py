@@ -64,3 +64,19 @@ def test_a_given_name_is_never_replaced_by_a_generated_one(server):
     assert generated.status == 201 and generated.json()["metadata"]["name"].startswith("fixed-")
     listed = server.request("GET", f"{path}?labelSelector=").json()["items"]
     assert sum(i["metadata"]["name"].startswith("fixed-") for i in listed) == 2
+
+
+def test_a_watch_path_naming_an_object_watches_that_object(server):
+    ensure_namespace(server, "watch-one")
+    for name in ("one", "another"):
+        create(server, "watch-one", name)
+    base = "/api/v1/watch/namespaces/watch-one/configmaps"
+    streamed = server.request("GET", f"{base}/one?timeoutSeconds=1")
+    assert streamed.status == 200, streamed.body
+    events = [json.loads(line) for line in streamed.body.splitlines() if line.strip()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "one")]
+    same = server.request("GET", f"{base}/one?timeoutSeconds=1&fieldSelector=metadata.name%3Done")
+    assert same.status == 200 and len(same.body.splitlines()) == 1
+    other = server.request("GET", f"{base}/one?timeoutSeconds=1&fieldSelector=metadata.name%3Danother")
+    assert other.status == 400
+    assert other.json()["message"] == "fieldSelector metadata.name doesn't match requested name"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...apimachinery import errors, field
+from ...apimachinery import errors, field, fields
 from ...registry.options import ListQuery
 from ..http import Request, Response
 from .responses import write_object
@@ -38,6 +38,7 @@ def list_query(req: Request, watch: bool = False) -> ListQuery:
                       req.param("resourceVersionMatch"), _int_param(req, "limit") or 0, req.param("continue"),
                       _int_param(req, "timeoutSeconds"), bool(_bool_param(req, "allowWatchBookmarks")),
                       _bool_param(req, "sendInitialEvents"))
+    _select_path_name(req, query)
     errs = _watch_errors(query) if watch else _list_errors(query)
     if errs:
         raise errors.invalid("ListOptions", "meta.k8s.io", "", errs)
@@ -46,6 +47,24 @@ def list_query(req: Request, watch: bool = False) -> ListQuery:
     if query.resource_version and not query.resource_version.isdigit():
         raise errors.bad_request(f'invalid resource version: "{query.resource_version}"')
     return query
+
+
+def _select_path_name(req: Request, query: ListQuery) -> None:
+    """A list or watch whose request names an object (/watch/namespaces/ns/pods/p, or the metadata.name
+    field selector request info took the name from) selects that object only (ListResource's name
+    selector); a field selector naming another is refused."""
+    name = req.info.name if req.info is not None else ""
+    if not name:
+        return
+    if not query.field_selector:
+        query.field_selector = f"metadata.name={fields.escape_value(name)}"
+        return
+    try:
+        selected = fields.parse_field_selector(query.field_selector).requires_exact_match("metadata.name")
+    except ValueError:
+        return  # the storage answers the selector's own error
+    if selected != name:
+        raise errors.bad_request("fieldSelector metadata.name doesn't match requested name")
 
 
 MATCH = field.Path("resourceVersionMatch")
