@@ -54,8 +54,11 @@ def test_json_patch_over_10000_operations_is_413(server):
     assert server.request("POST", CM, configmap("limits-ops", a="x")).status == 201
     ops = json.dumps([{"op": "test", "path": "/data/a", "value": "x"}] * 10001)
     r = server.request("PATCH", f"{CM}/limits-ops", ops, JSON_PATCH)
-    assert r.json() == status(413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum "
-                                                             "operations in a JSON patch is 10000, got 10001")
+    assert r.json() == status(
+        413,
+        "RequestEntityTooLarge",
+        "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001",
+    )
     ops = json.dumps([{"op": "test", "path": "/data/a", "value": "x"}] * 10000)
     assert server.request("PATCH", f"{CM}/limits-ops", ops, JSON_PATCH).status == 200
 
@@ -74,21 +77,31 @@ def test_json_patch_copies_are_bounded(server):
 
 def test_yaml_with_excessive_aliasing_is_400(server):
     r = server.request("POST", CM, BOMB, YAML)
-    assert r.json() == status(400, "BadRequest", "the object provided is unrecognized (must be of type ConfigMap): "
-                                                 "yaml: document contains excessive aliasing "
-                                                 f"({BOMB[:30].hex()} ...)")
-    applied = server.request("PATCH", f"{CM}/limits-bomb?fieldManager=test", BOMB,
-                             {"Content-Type": "application/apply-patch+yaml"})
-    assert applied.json() == status(400, "BadRequest", "error converting YAML to JSON: yaml: document contains "
-                                                       "excessive aliasing")
+    assert r.json() == status(
+        400,
+        "BadRequest",
+        "the object provided is unrecognized (must be of type ConfigMap): "
+        "yaml: document contains excessive aliasing "
+        f"({BOMB[:30].hex()} ...)",
+    )
+    applied = server.request(
+        "PATCH", f"{CM}/limits-bomb?fieldManager=test", BOMB, {"Content-Type": "application/apply-patch+yaml"}
+    )
+    assert applied.json() == status(
+        400, "BadRequest", "error converting YAML to JSON: yaml: document contains excessive aliasing"
+    )
     assert server.request("GET", f"{CM}/limits-bomb").status == 404
 
 
 def test_objects_over_etcds_request_limit(server):
     """etcd refuses a write over 1.5 MiB and kube-apiserver passes its error on (a 500 without reason)."""
     names = [f"r{i}-" + "n" * 250 for i in range(6500)]  # 1.67 MB of resourceNames
-    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "limits-big"},
-            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"], "resourceNames": names}]}
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": "limits-big"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"], "resourceNames": names}],
+    }
     r = server.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
     assert r.json() == status(500, "", "etcdserver: request is too large")
     role["rules"][0]["resourceNames"] = names[:3000]
@@ -110,11 +123,17 @@ def test_create_too_large_with_managed_fields_is_retried_without_them(server):
 
 def test_readyz_answers_while_bad_requests_are_refused(server):
     assert server.request("POST", CM, configmap("limits-busy", a="x" * 1000)).status == 201
-    bad = [lambda: server.request("PATCH", f"{CM}/limits-busy", copy_doubling_patch(30), JSON_PATCH),
-           lambda: server.request("POST", CM, BOMB, YAML),
-           lambda: server.request("POST", CM, configmap("limits-busy-big", a="x" * (4 * 1024 * 1024))),
-           lambda: server.request("PATCH", f"{CM}/limits-busy", json.dumps([{"op": "test", "path": "/data",
-                                                                            "value": {}}] * 10001), JSON_PATCH)]
+    bad = [
+        lambda: server.request("PATCH", f"{CM}/limits-busy", copy_doubling_patch(30), JSON_PATCH),
+        lambda: server.request("POST", CM, BOMB, YAML),
+        lambda: server.request("POST", CM, configmap("limits-busy-big", a="x" * (4 * 1024 * 1024))),
+        lambda: server.request(
+            "PATCH",
+            f"{CM}/limits-busy",
+            json.dumps([{"op": "test", "path": "/data", "value": {}}] * 10001),
+            JSON_PATCH,
+        ),
+    ]
     stop = threading.Event()
     codes: list[int] = []
 

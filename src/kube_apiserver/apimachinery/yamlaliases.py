@@ -72,8 +72,11 @@ class _DecodeCounter:
     def _step(self, decoded: int, aliased: int) -> None:
         self.decoded += decoded
         self.aliased += aliased
-        if self.aliased > 100 and self.decoded > 1000 and \
-                self.aliased / self.decoded > _allowed_alias_ratio(self.decoded):
+        if (
+            self.aliased > 100
+            and self.decoded > 1000
+            and self.aliased / self.decoded > _allowed_alias_ratio(self.decoded)
+        ):
             raise AliasingError(EXCESSIVE_ALIASING)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import socket
 import ssl
@@ -12,13 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import uvicorn
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from ..endpoints.http import Handler
+from . import httpprotocol
 from .asgi import ASGIApp
+from .httpprotocol import ConnectionLimits, HardenedHTTPProtocol, TLSScopeHTTPProtocol
 
 log = logging.getLogger("kube_apiserver.server")
-KEEP_ALIVE_SECONDS = 120
 GRACEFUL_SHUTDOWN_SECONDS = 60
 
 
@@ -30,6 +31,13 @@ class SecureServingInfo:
     key_file: str
     min_tls_version: str = "VersionTLS12"
     client_ca_file: str = ""  # when set, clients may present certificates signed by it
+    # Go's http.Server limits as kube-apiserver sets them (secure_serving.go); tests shorten the timeouts.
+    max_header_bytes: int = httpprotocol.MAX_HEADER_BYTES
+    read_header_timeout: float = httpprotocol.READ_HEADER_TIMEOUT
+    idle_timeout: float = httpprotocol.IDLE_TIMEOUT
+
+    def connection_limits(self) -> ConnectionLimits:
+        return ConnectionLimits(self.max_header_bytes, self.read_header_timeout, self.idle_timeout)
 
     def listen(self) -> socket.socket:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
@@ -45,19 +53,6 @@ class SecureServingInfo:
         sock.listen(2048)
         sock.setblocking(False)
         return sock
-
-
-class _TLSScopeProtocol(HttpToolsProtocol):
-    """httptools protocol that adds the ASGI TLS extension: the verified client certificate (DER).
-    It relies on uvicorn's protocol internals (self.scope, self.transport): covered by the x509 tests."""
-
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        ssl_object = self.transport.get_extra_info("ssl_object")
-        if ssl_object is not None:
-            der = ssl_object.getpeercert(binary_form=True)
-            self.scope["extensions"] = {"tls": {"client_cert_chain": [der] if der else [],
-                                                "tls_version": ssl_object.version()}}
 
 
 class _Server(uvicorn.Server):
@@ -105,13 +100,15 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     # otherwise take X-Forwarded-For from loopback clients, and run a middleware on every request for it).
     # ws="none": upgrades are answered as plain HTTP requests, as they are when neither websockets nor
     # wsproto is installed (neither is a dependency); "auto" would import whichever is (~0.1 s).
-    config = uvicorn.Config(app, http="httptools", ws="none", lifespan="off", log_config=None,
+    # The protocol is uvicorn's httptools one with Go's connection limits (httpprotocol.py); its idle timeout
+    # replaces uvicorn's timeout_keep_alive.
+    protocol = TLSScopeHTTPProtocol if info.client_ca_file else HardenedHTTPProtocol
+    http_protocol = functools.partial(protocol, limits=info.connection_limits())
+    config = uvicorn.Config(app, http=http_protocol, ws="none", lifespan="off", log_config=None,  # type: ignore[arg-type]
                             access_log=False, ssl_certfile=info.cert_file, ssl_keyfile=info.key_file,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS,
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
                             date_header=True, proxy_headers=False)
     if info.client_ca_file:
-        config.http = _TLSScopeProtocol
         config.ssl_ca_certs = info.client_ca_file
         config.ssl_cert_reqs = ssl.CERT_OPTIONAL
     config.ssl_ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20"

@@ -32,7 +32,9 @@ def test_yaml_alias_bomb_is_a_400_before_it_is_built():
     with pytest.raises(StatusError) as err:
         serializer.decode_yaml(BOMB)
     assert (err.value.code, err.value.message) == (
-        400, "error converting YAML to JSON: yaml: document contains excessive aliasing")
+        400,
+        "error converting YAML to JSON: yaml: document contains excessive aliasing",
+    )
 
 
 def test_yaml_aliases_within_go_ratio_decode():
@@ -73,14 +75,17 @@ def test_json_patch_copy_budget_is_3mib():
         patch.json_patch(doc, ops)
     print(f"refused in {time.perf_counter() - started:.3f}s")  # measured, not asserted
     assert err.value.code == 422
-    assert err.value.message.startswith("Unable to complete the copy, the accumulated size increase of copy is ")
+    assert err.value.message.startswith(
+        "Unable to complete the copy, the accumulated size increase of copy is "
+    )
     assert err.value.message.endswith(", exceeding the limit 3145728")
 
 
 def test_json_patch_copies_within_budget():
     doc = {"a": {"b": [1, 2]}}
-    out = patch.json_patch(doc, [{"op": "copy", "from": "/a", "path": "/c"}, {"op": "add", "path": "/c/b/-",
-                                                                              "value": 3}])
+    out = patch.json_patch(
+        doc, [{"op": "copy", "from": "/a", "path": "/c"}, {"op": "add", "path": "/c/b/-", "value": 3}]
+    )
     assert out == {"a": {"b": [1, 2]}, "c": {"b": [1, 2, 3]}}  # a copy, not a shared reference
     exactly = {"v": "x" * (patch.MAX_COPY_BYTES - 2)}  # its JSON is the budget exactly
     assert len(orjson.dumps(exactly["v"])) == patch.MAX_COPY_BYTES

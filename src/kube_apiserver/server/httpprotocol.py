@@ -1,0 +1,190 @@
+"""The HTTP/1.1 connection protocol: uvicorn's httptools protocol with the limits Go's net/http server puts
+on every connection, as kube-apiserver configures it (secure_serving.go), so that one client cannot hold
+the server: request headers over MaxHeaderBytes are refused with 431; a connection that does not finish its
+headers within ReadHeaderTimeout, or stays idle between requests past IdleTimeout, is closed; a request
+Go's reader refuses (no request line version, two Host headers, no Host on HTTP/1.1, a broken chunk) is
+answered 400 with Go's text and the connection closed. It also adds the ASGI TLS extension (the client
+certificate) that uvicorn does not offer yet.
+
+It relies on uvicorn's protocol internals (self.parser, self.cycle, self.transport, self.scope), pinned
+by pyproject.toml and covered by tests/integration/test_http_hardening.py and the x509 tests."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import httptools
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+# The bytes Go writes for a request it cannot read: a status line, these headers, and the status as the body.
+_ERROR_HEADERS = b"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+# Go reads up to MaxHeaderBytes plus its bufio slack before it decides the headers are too large.
+HEADER_SLACK_BYTES = 4096
+
+
+def go_error_response(status: str) -> bytes:
+    """net/http's answer to a request it could not read, e.g. "400 Bad Request: missing required Host header"."""
+    return b"HTTP/1.1 " + status.encode() + _ERROR_HEADERS + status.encode()
+
+
+BAD_REQUEST = go_error_response("400 Bad Request")
+MISSING_HOST = go_error_response("400 Bad Request: missing required Host header")
+UNSUPPORTED_VERSION = go_error_response("505 HTTP Version Not Supported: unsupported protocol version")
+HEADERS_TOO_LARGE = go_error_response("431 Request Header Fields Too Large")
+
+
+MAX_HEADER_BYTES = 1 << 20  # http.DefaultMaxHeaderBytes
+READ_HEADER_TIMEOUT = 32.0  # kube-apiserver: just shy of the request timeout's upper bound
+IDLE_TIMEOUT = 90.0  # kube-apiserver: matches http.DefaultTransport's keep-alive
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """Go's http.Server fields as kube-apiserver sets them; 0 turns a timeout off."""
+
+    max_header_bytes: int = MAX_HEADER_BYTES
+    read_header_timeout: float = READ_HEADER_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT
+
+
+class _RefusedRequest(Exception):
+    """Raised from a parser callback to stop parsing: the request is answered with `response` instead."""
+
+    def __init__(self, response: bytes):
+        super().__init__()
+        self.response = response
+
+
+class HardenedHTTPProtocol(HttpToolsProtocol):
+    """One connection. The header timer runs from the connection (or the first byte of the next request on
+    a kept-alive one) until the headers are complete; uvicorn's keep-alive timer is Go's idle timeout."""
+
+    def __init__(self, *args: Any, limits: ConnectionLimits = ConnectionLimits(), **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.limits = limits
+        self.timeout_keep_alive = limits.idle_timeout or 1e9  # uvicorn arms it after each response
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._header_bytes: int | None = (
+            None  # bytes read since the current request began, until its headers end
+        )
+        self._chunk_size = 0
+        self._refused = False
+
+    # ---- connection ----
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_header_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        self._unset_keepalive_if_required()
+        if self.cycle is None or self.cycle.response_complete:
+            self._arm_header_timer()  # bytes between requests start the next one's header deadline
+        self._chunk_size = len(data)
+        if self._header_bytes is not None:
+            self._header_bytes += len(data)
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+            return
+        except httptools.HttpParserError as err:
+            refused = err.__context__
+            self._refuse(refused.response if isinstance(refused, _RefusedRequest) else BAD_REQUEST)
+            return
+        if self._header_bytes is not None and self._header_bytes > self._header_limit():
+            self._refuse(HEADERS_TOO_LARGE)  # still in the headers: what the parser holds stays bounded
+
+    # ---- parser callbacks ----
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm_header_timer()  # a pipelined request's headers are read under the deadline too
+        self._header_bytes = (
+            self._chunk_size
+        )  # this read's bytes: what arrived of the request so far, or more
+
+    def on_headers_complete(self) -> None:
+        self._header_bytes = None
+        self._cancel_header_timer()
+        refusal = HEADERS_TOO_LARGE if self._header_size() > self._header_limit() else self._refusal()
+        if refusal is not None:
+            raise _RefusedRequest(refusal)
+        super().on_headers_complete()
+
+    def _refusal(self) -> bytes | None:
+        """What Go's readRequest (request.go) and the server's checks (server.go) answer, in their order."""
+        version = self.parser.get_http_version()
+        if version == "0.9":  # a request line without a version: "malformed HTTP request"
+            return BAD_REQUEST
+        hosts = sum(1 for name, _ in self.headers if name == b"host")
+        if hosts > 1:  # "too many Host headers" (an error without a status: the plain 400)
+            return BAD_REQUEST
+        if version not in ("1.0", "1.1"):
+            return UNSUPPORTED_VERSION
+        if version == "1.1" and hosts == 0 and self.parser.get_method() != b"CONNECT":
+            return MISSING_HOST
+        return None
+
+    def _header_size(self) -> int:
+        """The request line and headers as sent (give or take optional whitespace)."""
+        line = len(self.parser.get_method()) + len(self.url) + len(" HTTP/1.1\r\n")
+        return line + sum(len(name) + len(value) + 4 for name, value in self.headers) + 2
+
+    def _header_limit(self) -> int:
+        return self.limits.max_header_bytes + HEADER_SLACK_BYTES
+
+    # ---- helpers ----
+
+    def _refuse(self, response: bytes) -> None:
+        """Answer as Go does and close: the rest of what the client sends is not read."""
+        self._refused = True
+        self._cancel_header_timer()
+        self._unset_keepalive_if_required()
+        if self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete:
+            self.transport.close()  # an answer is being written: another cannot be put in its middle
+            return
+        if self.cycle is not None:
+            self.cycle.disconnected = True  # the application's answer, if any, goes nowhere
+            self.cycle.message_event.set()
+        self.transport.write(response)
+        self.transport.close()
+
+    def _arm_header_timer(self) -> None:
+        if self._header_timer is None and self.limits.read_header_timeout > 0:
+            self._header_timer = self.loop.call_later(self.limits.read_header_timeout, self._header_timed_out)
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _header_timed_out(self) -> None:
+        """Go closes without an answer; abort, not close: a client that stalls would not finish a TLS close."""
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.transport.abort()
+
+
+class TLSScopeHTTPProtocol(HardenedHTTPProtocol):
+    """Adds the ASGI TLS extension: the verified client certificate (DER), for x509 authentication."""
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        ssl_object = self.transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            der = ssl_object.getpeercert(binary_form=True)
+            self.scope["extensions"] = {
+                "tls": {"client_cert_chain": [der] if der else [], "tls_version": ssl_object.version()}
+            }
