@@ -1,7 +1,8 @@
 """Storage benchmarks: write throughput (one writer vs concurrent writers sharing group commits),
-LIST latency, and watch fan-out delivery latency. Prints figures; asserts nothing.
+LIST latency, watch fan-out delivery latency, and watch-lists of the whole state (streamed from the
+cache's snapshot, however many objects). Prints figures; asserts nothing.
 
-    python3 bench/storage.py [--objects 10000] [--watchers 500] [--events 2000]
+    python3 bench/storage.py [--objects 10000] [--watchers 500] [--events 2000] [--watch-lists 50]
 """
 
 from __future__ import annotations
@@ -74,6 +75,26 @@ async def fan_out(store: ObjectStore, source, watchers: int, events: int, tag: s
     return latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)], delivered
 
 
+async def watch_lists(cacher: Cacher, count: int) -> tuple[float, int]:
+    """`count` watch-lists started together, each read to its initial-events-end bookmark."""
+    began = time.perf_counter()
+    streams = [await cacher.watch("/registry/configmaps/", "", send_initial_events=True, allow_bookmarks=True)
+               for _ in range(count)]
+
+    async def drain(stream) -> int:
+        seen = 0
+        async for event in stream:
+            if event.type == "BOOKMARK":
+                return seen
+            seen += 1
+        return seen
+
+    objects = sum(await asyncio.gather(*(drain(s) for s in streams)))
+    for s in streams:
+        await s.stop()
+    return time.perf_counter() - began, objects
+
+
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         kv = await SQLiteKV.open(data_dir)
@@ -93,6 +114,9 @@ async def main(args: argparse.Namespace) -> None:
             p50, p99, delivered = await fan_out(store, source, args.watchers, args.events, name[:5])
             print(f"watch fan-out via {name}, {args.watchers} watchers x {args.events} events: "
                   f"delivered {delivered}, p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+        seconds, objects = await watch_lists(cacher, args.watch_lists)
+        print(f"{args.watch_lists} watch-lists of {objects // args.watch_lists} objects each, to their bookmarks: "
+              f"{seconds * 1000:.0f} ms ({objects / seconds:.0f} events/s)")
         await cacher.stop()
         await kv.close()
 
@@ -102,4 +126,5 @@ if __name__ == "__main__":
     parser.add_argument("--objects", type=int, default=10_000)
     parser.add_argument("--watchers", type=int, default=500)
     parser.add_argument("--events", type=int, default=2000)
+    parser.add_argument("--watch-lists", type=int, default=50)
     uvloop.run(main(parser.parse_args()))
