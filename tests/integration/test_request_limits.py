@@ -11,6 +11,7 @@ import time
 CM = "/api/v1/namespaces/default/configmaps"
 JSON_PATCH = {"Content-Type": "application/json-patch+json"}
 YAML = {"Content-Type": "application/yaml"}
+MERGE_PATCH = "application/merge-patch+json"
 
 BOMB = b"""apiVersion: v1
 kind: ConfigMap
@@ -119,6 +120,22 @@ def test_create_too_large_with_managed_fields_is_retried_without_them(server):
     r = server.request("POST", CM, configmap("limits-managed", **data))
     assert r.status == 201, r.body[:200]
     assert "managedFields" not in r.json()["metadata"] and len(r.json()["data"]) == 4800
+
+
+def test_patch_too_large_with_managed_fields_is_retried_without_them(server):
+    """The same for a patch: the patched object is stored without managedFields when only they overflow."""
+    assert server.request("POST", CM, configmap("limits-managed-patch", a="x")).status == 201
+    data = {f"k{i:05d}-" + "k" * 193: "v" for i in range(4800)}
+    r = server.request(
+        "PATCH", f"{CM}/limits-managed-patch", json.dumps({"data": data}), {"Content-Type": MERGE_PATCH}
+    )
+    assert r.status == 200, r.body[:200]
+    assert "managedFields" not in r.json()["metadata"] and len(r.json()["data"]) == 4801
+
+
+def test_too_many_operations_on_a_missing_object_is_404(server):
+    ops = json.dumps([{"op": "test", "path": "/data/a", "value": "x"}] * 10001)
+    assert server.request("PATCH", f"{CM}/limits-missing", ops, JSON_PATCH).status == 404
 
 
 def test_readyz_answers_while_bad_requests_are_refused(server):

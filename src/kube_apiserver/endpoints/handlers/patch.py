@@ -11,6 +11,7 @@ from ...apimachinery.field import go_json
 from ...apimachinery.openapischema import Node
 from ...registry.context import Context
 from ...registry.rest import UpdatedObjectInfo
+from ...storage.interface import RequestTooLargeError
 from ..http import Request, Response
 from . import apply
 from .responses import write_object
@@ -29,13 +30,19 @@ def _apply(patch_type: str, current: Object, body: Any, schema: Node | None) -> 
         patched = strategicpatch.strategic_merge_patch(current, consumed, schema, mutate_patch=True)
         return patched, lambda: strategicpatch.go_format(consumed)
     if patch_type == serializer.JSON_PATCH:
-        if isinstance(body, list) and len(body) > MAX_JSON_PATCH_OPERATIONS:
+        if _too_many_operations(patch_type, body):
             raise errors.request_entity_too_large(f"The allowed maximum operations in a JSON patch is "
                                                   f"{MAX_JSON_PATCH_OPERATIONS}, got {len(body)}")
         patched = patch.json_patch(current, body)
     else:
         patched = patch.merge_patch(current, body)
     return patched, lambda: go_json(patched)
+
+
+def _too_many_operations(patch_type: str, body: Any) -> bool:
+    """Refused with 413 once the object is read (a missing one is a 404 first, as upstream); until then the
+    patch's strict decoding, which would only decorate the 413, is not worth its time."""
+    return patch_type == serializer.JSON_PATCH and isinstance(body, list) and len(body) > MAX_JSON_PATCH_OPERATIONS
 
 
 async def patch_resource(scope: RequestScope, req: Request) -> Response:
@@ -66,8 +73,19 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
         return scope.track(req, old, scope.default(patched))
 
     info = UpdatedObjectInfo(name, apply_patch, [admit])
-    out, _ = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
+    try:
+        out, _ = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
+    except RequestTooLargeError:
+        # Too large for storage: managedFields can be large, so the patch is applied once more and the
+        # result stored without them (patch.go, for every patch type but apply).
+        info = UpdatedObjectInfo(name, apply_patch, [admit, _without_managed_fields])
+        out, _ = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
     return write_object(req, scope, 200, out)
+
+
+async def _without_managed_fields(_ctx: Context, obj: Object, _old: Object | None) -> Object:
+    obj["metadata"].pop("managedFields", None)
+    return obj
 
 
 def _patch_option_errors(req: Request, patch_type: str) -> list[field.FieldError]:
@@ -88,7 +106,7 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
     directive = req.param("fieldValidation") or fieldvalidation.WARN
     warnings = req.values.setdefault("warnings", [])
     body_errors: list[str] = []
-    if schema is not None and directive != fieldvalidation.IGNORE:
+    if schema is not None and directive != fieldvalidation.IGNORE and not _too_many_operations(patch_type, body):
         body_errors = fieldvalidation.patch_body_errors(raw, body, patch_type == serializer.JSON_PATCH)
 
     def check(patched: Any, shown: Callable[[], str]) -> None:

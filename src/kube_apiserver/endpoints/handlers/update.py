@@ -10,6 +10,7 @@ from ...admission.interfaces import UPDATE
 from ...apimachinery import errors
 from ...registry.context import Context
 from ...registry.rest import UpdatedObjectInfo
+from ...storage.interface import RequestTooLargeError
 from ..http import Request, Response
 from .decode import decode_object, ensure_namespace
 from .responses import write_object
@@ -50,7 +51,13 @@ async def update(scope: RequestScope, req: Request) -> Response:
         return scope.track(req, old, scope.default(_copy(obj)))
 
     info = UpdatedObjectInfo(name, replace, [admit])
-    out, created = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
+    try:
+        out, created = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
+    except RequestTooLargeError:
+        # Too large for storage: tried once more without the managedFields the client sent (update.go); the
+        # stored object's are then kept, as the field manager does for a client that sends none.
+        obj["metadata"].pop("managedFields", None)
+        out, created = await scope.storage.update(ctx, name, info, validate_create, validate_update, False, {})
     return write_object(req, scope, 201 if created else 200, out)
 
 
