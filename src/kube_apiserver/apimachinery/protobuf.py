@@ -392,8 +392,11 @@ def decode(body: bytes, accepted: list[str]) -> dict[str, Any]:
             raise errors.unsupported_media_type("application/vnd.kubernetes.protobuf",
                                                 [m for m in accepted if "protobuf" not in m])
         obj = decode_message(message, raw)
-    except (ValueError, UnicodeDecodeError, struct.error, orjson.JSONDecodeError, OverflowError) as err:
+    except (ValueError, struct.error, OverflowError, AttributeError, TypeError) as err:
+        # Malformed bytes: a field of the wrong wire type, a bad length, invalid UTF-8 or JSON...
         raise errors.bad_request(f"unable to decode protobuf body: {err}") from None
+    except RecursionError:
+        raise errors.bad_request("unable to decode protobuf body: exceeded max depth") from None
     return {"apiVersion": api_version, "kind": kind, **obj}
 
 

@@ -168,3 +168,33 @@ def test_custom_resource_schemas_have_their_json_forms():
                                        "k": {"type": "object", "additionalProperties": False}}}}}]}}
     # acceptedNames' plural and kind have no omitempty: Go's JSON has them, empty, as here.
     assert protobuf.decode(protobuf.encode(crd), []) == {**crd, "status": {"acceptedNames": {"plural": "", "kind": ""}}}
+
+
+def test_mutated_bodies_are_bad_requests_never_crashes():
+    """Every corruption of a valid body decodes or is a 400/415 Status (no other exception: no 500)."""
+    import random
+
+    rng = random.Random(9)
+    valid = protobuf.encode(POD)
+    for _ in range(3000):
+        body = bytearray(valid)
+        for _ in range(rng.randint(1, 4)):
+            body[rng.randrange(len(protobuf.MAGIC), len(body))] = rng.randrange(256)
+        try:
+            protobuf.decode(bytes(body), [])
+        except StatusError as err:
+            assert err.code in (400, 415)
+
+
+def test_deeply_nested_schema_is_a_bad_request_or_decoded():
+    nest = protobuf.bytes_field
+    schema = b""
+    for _ in range(5000):  # properties: {"p": <schema>} 5,000 deep
+        schema = nest(27, nest(1, b"p") + nest(2, schema))
+    crd_spec = nest(1, b"g") + nest(7, nest(1, b"v1") + nest(4, nest(1, schema)))
+    body = protobuf.envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                             nest(1, nest(1, b"x")) + nest(2, crd_spec))
+    try:
+        protobuf.decode(body, [])
+    except StatusError as err:
+        assert err.code == 400
