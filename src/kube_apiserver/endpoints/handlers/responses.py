@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ...apimachinery import errors
@@ -11,6 +12,7 @@ from ..http import Request, Response
 from .scope import RequestScope
 
 Object = dict[str, Any]
+log = logging.getLogger("kube_apiserver")
 
 
 def media_for(req: Request, scope: RequestScope) -> negotiation.MediaType:
@@ -22,10 +24,19 @@ def media_for(req: Request, scope: RequestScope) -> negotiation.MediaType:
     return media
 
 
-def _protobuf_kind(obj: Object) -> bool:
+def _as_protobuf(obj: Object) -> bytes | None:
+    """The object in protobuf; None if its kind has no protobuf form here or a stored value does not fit
+    its field (then JSON is written rather than a 500)."""
     from ...apimachinery import protobuf  # loaded by the first protobuf client
 
-    return protobuf.has_kind(obj.get("apiVersion", ""), obj.get("kind", ""))
+    if not protobuf.has_kind(obj.get("apiVersion", ""), obj.get("kind", "")):
+        return None
+    try:
+        return protobuf.encode(obj)
+    except (ValueError, TypeError, AttributeError):  # binascii.Error is a ValueError
+        log.warning("cannot write %s %s in protobuf; writing JSON", obj.get("apiVersion"), obj.get("kind"),
+                    exc_info=True)
+        return None
 
 
 def transform(obj: Object, media: negotiation.MediaType, scope: RequestScope, req: Request) -> Object:
@@ -47,9 +58,11 @@ def write_object(req: Request, scope: RequestScope, status: int, obj: Object) ->
     if media.convert == "PartialObjectMetadataList" and not isinstance(obj.get("items"), list):
         raise errors.not_acceptable(negotiation.ACCEPTED)
     out = transform(obj, media, scope, req)
-    if media.media == negotiation.PROTOBUF and not _protobuf_kind(out):
-        media = negotiation.MediaType(negotiation.JSON, media.convert, media.group, media.version)
-    body = negotiation.encode(out, media)
+    body = _as_protobuf(out) if media.media == negotiation.PROTOBUF else None
+    if body is None:
+        if media.media == negotiation.PROTOBUF:
+            media = negotiation.MediaType(negotiation.JSON, media.convert, media.group, media.version)
+        body = negotiation.encode(out, media)
     content_type = media.content_type if media.convert else media.media
     return Response(status, body, content_type, warning_headers(req))
 

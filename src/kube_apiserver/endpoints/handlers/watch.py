@@ -43,7 +43,10 @@ def _encode_protobuf(kind: str, obj: Any) -> bytes:
     from ...apimachinery import protobuf  # loaded by the first protobuf client
 
     if protobuf.has_kind(obj.get("apiVersion", ""), obj.get("kind", "")):
-        return protobuf.watch_frame(kind, protobuf.encode(obj))
+        try:
+            return protobuf.watch_frame(kind, protobuf.encode(obj))
+        except (ValueError, TypeError, AttributeError):
+            pass  # a stored value that does not fit its field: the object as JSON, not a broken stream
     return protobuf.watch_frame(kind, orjson.dumps(obj))
 
 
