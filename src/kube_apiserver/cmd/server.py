@@ -117,6 +117,9 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         request_timeout=opts.generic.request_timeout,
         min_request_timeout=float(opts.generic.min_request_timeout),
         shutdown_delay=opts.generic.shutdown_delay_duration,
+        shutdown_send_retry_after=opts.generic.shutdown_send_retry_after,
+        shutdown_watch_termination_grace_period=opts.generic.shutdown_watch_termination_grace_period,
+        cors_allowed_origins=list(opts.generic.cors_allowed_origins),
         version=version.VERSION,
         external_address=f"{host}:{opts.secure_port}",
         schemas=SchemaSource(schemas.definitions, schemas.schema_name),
@@ -132,7 +135,9 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
     generic.destroy_functions.extend([compactor.stop, leases.stop, kv.close])
     factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl)
     generic.destroy_functions.insert(0, factory.stop)
+    tls = opts.secure_serving.tls()
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
+                                min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,
                                 client_ca_file=opts.authentication.client_ca_file)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,

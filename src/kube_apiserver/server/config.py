@@ -24,10 +24,18 @@ from .filters.audit import (
 )
 from .filters.authentication import with_authentication
 from .filters.authorization import with_authorization
+from .filters.cors import with_cors
 from .filters.httplog import with_httplog
 from .filters.impersonation import with_impersonation
 from .filters.recovery import with_panic_recovery
 from .filters.requestinfo import with_request_info
+from .filters.shutdown import (
+    RequestWaitGroup,
+    WatchTermination,
+    with_retry_after,
+    with_wait_group,
+    with_watch_termination,
+)
 from .filters.timeout import with_timeout
 from .metrics import Registry, with_metrics
 
@@ -52,6 +60,11 @@ class Config:
     request_timeout: float = 60.0
     min_request_timeout: float = 1800.0
     shutdown_delay: float = 0.0
+    shutdown_send_retry_after: bool = False  # --shutdown-send-retry-after
+    shutdown_watch_termination_grace_period: float = 0.0  # --shutdown-watch-termination-grace-period
+    cors_allowed_origins: list[str] = field(default_factory=list)  # --cors-allowed-origins
+    non_long_running_requests: RequestWaitGroup = field(default_factory=RequestWaitGroup)
+    watch_requests: WatchTermination = field(default_factory=WatchTermination)
     version: dict[str, str] = field(default_factory=dict)
     external_address: str = ""
     audit_backend: AuditBackend | None = None
@@ -87,15 +100,21 @@ class CompletedConfig:
 
 def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
     """Innermost first; a request meets them in the reverse order: audit init, recovery, request info,
-    httplog, metrics, timeout, authentication (its failures audited), audit, impersonation, authorization,
-    then the director."""
+    httplog, retry-after (shutting down), metrics, watch termination, wait group, timeout, CORS,
+    authentication (its failures audited), audit, impersonation, authorization, then the director."""
     handler = with_authorization(api_handler, c.authorizer)
     handler = with_impersonation(handler, c.authorizer)
     handler = with_audit(handler, c.audit_backend, c.audit_policy)
     handler = with_authentication(handler, c.authenticator)
     handler = with_failed_authentication_audit(handler, c.audit_backend, c.audit_policy)
+    handler = with_cors(handler, c.cors_allowed_origins)
     handler = with_timeout(handler, c.request_timeout)
+    handler = with_wait_group(handler, c.non_long_running_requests)
+    if c.shutdown_watch_termination_grace_period > 0:
+        handler = with_watch_termination(handler, c.watch_requests)
     handler = with_metrics(handler, c.metrics)
+    if c.shutdown_send_retry_after:
+        handler = with_retry_after(handler, c.lifecycle.stopping)
     handler = with_httplog(handler)
     handler = with_request_info(handler)
     return with_audit_init(with_panic_recovery(handler))

@@ -170,6 +170,15 @@ class PreparedGenericAPIServer:
     def __init__(self, server: GenericAPIServer):
         self.server = server
 
+    @staticmethod
+    async def _drain(config: Any) -> None:
+        """InFlightRequestsDrained: the non-long-running requests, and the watches within their grace."""
+        grace = config.shutdown_watch_termination_grace_period
+        waits = [config.non_long_running_requests.wait(max(config.request_timeout, 1.0))]
+        if grace > 0:
+            waits.append(config.watch_requests.wait(grace))
+        await asyncio.gather(*waits)
+
     async def run(self, serving: SecureServingInfo, stop: asyncio.Event,
                   started: asyncio.Event | None = None) -> None:
         """Serve until `stop`, then shut down as kube-apiserver does: readyz fails first, wait the
@@ -186,8 +195,15 @@ class PreparedGenericAPIServer:
         if config.shutdown_delay:
             await asyncio.sleep(config.shutdown_delay)
         await server.hooks.run_pre_shutdown_hooks()
-        config.lifecycle.stopping.set()
+        grace = config.shutdown_watch_termination_grace_period
+        if grace > 0:
+            config.watch_requests.start_draining(grace)  # before the watches hear of it: each end waits its turn
+        config.lifecycle.stopping.set()  # not accepting new requests
+        drained = asyncio.ensure_future(self._drain(config))
+        if config.shutdown_send_retry_after:
+            await drained  # still listening, answering 429, until what is in flight is done
         await http.shutdown()
+        await drained
         for destroy in config.destroy_functions:
             await destroy()
         log.info("Stopped serving")

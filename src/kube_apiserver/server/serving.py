@@ -21,6 +21,7 @@ from .httpprotocol import ConnectionLimits, HardenedHTTPProtocol, TLSScopeHTTPPr
 
 log = logging.getLogger("kube_apiserver.server")
 GRACEFUL_SHUTDOWN_SECONDS = 60
+DEFAULT_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"  # the AEAD ones of the ECDHE suites Go enables by default
 
 
 @dataclass
@@ -29,7 +30,8 @@ class SecureServingInfo:
     port: int
     cert_file: str
     key_file: str
-    min_tls_version: str = "VersionTLS12"
+    min_tls_version: ssl.TLSVersion = ssl.TLSVersion.TLSv1_2  # --tls-min-version
+    cipher_suites: str = ""  # --tls-cipher-suites as OpenSSL names; "" is DEFAULT_CIPHERS
     client_ca_file: str = ""  # when set, clients may present certificates signed by it
     # Go's http.Server limits as kube-apiserver sets them (secure_serving.go); tests shorten the timeouts.
     max_header_bytes: int = httpprotocol.MAX_HEADER_BYTES
@@ -92,6 +94,19 @@ class HTTPServer:
         await self.task
 
 
+def _load_tls(config: uvicorn.Config, info: SecureServingInfo) -> None:
+    """Builds the SSL context now (uvicorn's load) to set what uvicorn has no option for, the minimum TLS
+    version; a cipher list this OpenSSL has none of is a one-line error, not a traceback."""
+    if info.cipher_suites:
+        try:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).set_ciphers(info.cipher_suites)
+        except ssl.SSLError:
+            raise OSError(f"none of the cipher suites of --tls-cipher-suites ({info.cipher_suites}) is "
+                          f"available in {ssl.OPENSSL_VERSION}") from None
+    config.load()
+    config.ssl.minimum_version = info.min_tls_version
+
+
 async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     sock = info.listen()
     port = sock.getsockname()[1]
@@ -111,8 +126,9 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     if info.client_ca_file:
         config.ssl_ca_certs = info.client_ca_file
         config.ssl_cert_reqs = ssl.CERT_OPTIONAL
-    config.ssl_ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20"
+    config.ssl_ciphers = info.cipher_suites or DEFAULT_CIPHERS
     config.ssl_version = ssl.PROTOCOL_TLS_SERVER
+    _load_tls(config, info)
     server = _Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
     listening = asyncio.ensure_future(server.listening.wait())

@@ -10,8 +10,9 @@ import ipaddress
 import os
 import ssl
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from kube_apiserver.apimachinery.gostrconv import quote
 from kube_apiserver.cli.flagset import FlagSet
 from kube_apiserver.server import certs
 
@@ -26,6 +27,62 @@ TLS_VERSIONS: dict[str, ssl.TLSVersion] = {
     "VersionTLS12": ssl.TLSVersion.TLSv1_2,
     "VersionTLS13": ssl.TLSVersion.TLSv1_3,
 }
+DEFAULT_TLS_VERSION = "VersionTLS12"  # cliflag.DefaultTLSVersion
+
+# --tls-cipher-suites values (Go crypto/tls names: tls.CipherSuites() and tls.InsecureCipherSuites(), plus
+# the two legacy ChaCha20 names component-base keeps) and their OpenSSL names. TLS 1.3 suites are not
+# configurable, in Go as in OpenSSL: they are accepted and always enabled (None).
+SECURE_CIPHER_SUITES: dict[str, str | None] = {
+    "TLS_AES_128_GCM_SHA256": None,
+    "TLS_AES_256_GCM_SHA384": None,
+    "TLS_CHACHA20_POLY1305_SHA256": None,
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA": "ECDHE-ECDSA-AES128-SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "ECDHE-ECDSA-AES128-GCM-SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA": "ECDHE-ECDSA-AES256-SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384": "ECDHE-ECDSA-AES256-GCM-SHA384",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305": "ECDHE-ECDSA-CHACHA20-POLY1305",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256": "ECDHE-ECDSA-CHACHA20-POLY1305",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA": "ECDHE-RSA-AES128-SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256": "ECDHE-RSA-AES128-GCM-SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA": "ECDHE-RSA-AES256-SHA",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384": "ECDHE-RSA-AES256-GCM-SHA384",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305": "ECDHE-RSA-CHACHA20-POLY1305",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256": "ECDHE-RSA-CHACHA20-POLY1305",
+    "TLS_RSA_WITH_AES_128_CBC_SHA": "AES128-SHA",
+    "TLS_RSA_WITH_AES_128_GCM_SHA256": "AES128-GCM-SHA256",
+    "TLS_RSA_WITH_AES_256_CBC_SHA": "AES256-SHA",
+    "TLS_RSA_WITH_AES_256_GCM_SHA384": "AES256-GCM-SHA384",
+}
+INSECURE_CIPHER_SUITES: dict[str, str | None] = {
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256": "ECDHE-ECDSA-AES128-SHA256",
+    "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA": "ECDHE-ECDSA-RC4-SHA",
+    "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA": "ECDHE-RSA-DES-CBC3-SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256": "ECDHE-RSA-AES128-SHA256",
+    "TLS_ECDHE_RSA_WITH_RC4_128_SHA": "ECDHE-RSA-RC4-SHA",
+    "TLS_RSA_WITH_3DES_EDE_CBC_SHA": "DES-CBC3-SHA",
+    "TLS_RSA_WITH_AES_128_CBC_SHA256": "AES128-SHA256",
+    "TLS_RSA_WITH_RC4_128_SHA": "RC4-SHA",
+}
+CIPHER_SUITES = {**SECURE_CIPHER_SUITES, **INSECURE_CIPHER_SUITES}
+
+
+@dataclass(frozen=True)
+class TLSSettings:
+    """What --tls-min-version and --tls-cipher-suites ask of the server's SSL context."""
+
+    minimum_version: ssl.TLSVersion
+    ciphers: str  # OpenSSL cipher list for TLS 1.2 and below; "" keeps the server's default
+
+
+def tls_settings(min_version: str, cipher_suites: list[str]) -> TLSSettings:
+    """The settings of valid flags (validate() reports invalid ones first). Suites that are all TLS 1.3
+    leave no TLS 1.2 suite, so TLS 1.2 handshakes fail, as they do in Go: the minimum becomes 1.3."""
+    minimum = TLS_VERSIONS[min_version or DEFAULT_TLS_VERSION]
+    names = [CIPHER_SUITES[name] for name in cipher_suites]
+    openssl = list(dict.fromkeys(name for name in names if name))
+    if cipher_suites and not openssl:
+        minimum = ssl.TLSVersion.TLSv1_3
+    return TLSSettings(minimum, ":".join(openssl))
 
 
 def is_unspecified(address: str | None) -> bool:
@@ -41,6 +98,7 @@ class SecureServingOptions:
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     tls_min_version: str = ""
+    tls_cipher_suites: list[str] = field(default_factory=list)
     # Not a flag: the CA clients should trust (the generated CA, or --tls-cert-file itself).
     ca_file: str = ""
 
@@ -55,6 +113,7 @@ class SecureServingOptions:
             "tls-private-key-file",
             "File containing the default x509 private key matching --tls-cert-file.",
         )
+        fs.string_slice_var(self, "tls_cipher_suites", "tls-cipher-suites", _CIPHER_SUITES_HELP)
         fs.string_var(
             self,
             "tls_min_version",
@@ -79,8 +138,8 @@ class SecureServingOptions:
         self.tls_private_key_file = generated.key_file
         self.ca_file = generated.ca_file
 
-    def min_tls_version(self) -> ssl.TLSVersion | None:
-        return TLS_VERSIONS.get(self.tls_min_version)
+    def tls(self) -> TLSSettings:
+        return tls_settings(self.tls_min_version, self.tls_cipher_suites)
 
     def validate(self) -> list[str]:
         errors: list[str] = []
@@ -90,7 +149,10 @@ class SecureServingOptions:
                 "It cannot be turned off with 0"
             )
         if self.tls_min_version and self.tls_min_version not in TLS_VERSIONS:
-            errors.append(f"unknown tls version {self.tls_min_version!r}")
+            errors.append(f"unknown tls version {quote(self.tls_min_version)}")
+        unknown = next((name for name in self.tls_cipher_suites if name not in CIPHER_SUITES), None)
+        if unknown is not None:
+            errors.append(f"Cipher suite {unknown} not supported or doesn't exist")
         errors.extend(self._validate_key_pair())
         return errors
 
@@ -120,4 +182,9 @@ _TLS_CERT_FILE_HELP = (
     "cert). If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, "
     "a self-signed certificate and key are generated for the public address and saved to the directory "
     "specified by --cert-dir."
+)
+_CIPHER_SUITES_HELP = (
+    "Comma-separated list of cipher suites for the server. If omitted, the default Go cipher suites will be "
+    "used. \nPreferred values: " + ", ".join(sorted(SECURE_CIPHER_SUITES)) + ". \nInsecure values: "
+    + ", ".join(sorted(INSECURE_CIPHER_SUITES)) + "."
 )
