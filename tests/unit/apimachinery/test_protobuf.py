@@ -102,7 +102,7 @@ POD = {
                  "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u",
                                       "controller": True}]},
     "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}],
-                             "resources": {"limits": {"cpu": "500m"}},
+                             "resources": {"limits": {"cpu": "500m"}, "claims": [{"name": "gpu", "request": "one"}]},
                              "livenessProbe": {"httpGet": {"path": "/", "port": "http"}, "periodSeconds": 10},
                              "securityContext": {"runAsUser": 0, "privileged": False}}],
              "volumes": [{"name": "v", "configMap": {"name": "cm", "defaultMode": 420}},
@@ -126,6 +126,14 @@ def test_pod_round_trip():
     expected = {**POD, "status": {**POD["status"], "containerStatuses": [
         {k: v for k, v in POD["status"]["containerStatuses"][0].items() if k != "lastState"}]}}
     assert back == expected
+
+
+def test_core_and_resource_claims_apart():
+    """core/v1 ResourceClaim (a container's claim: name, request) is not resource.k8s.io/v1's kind."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com",
+                                                                             "count": 1}}]}}}
+    assert protobuf.decode(protobuf.encode(claim), []) == claim
 
 
 def test_encoding_is_gogo_order_with_empty_fields_written():
