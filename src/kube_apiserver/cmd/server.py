@@ -118,6 +118,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         min_request_timeout=float(opts.generic.min_request_timeout),
         shutdown_delay=opts.generic.shutdown_delay_duration,
         shutdown_send_retry_after=opts.generic.shutdown_send_retry_after,
+        livez_grace_period=opts.generic.livez_grace_period,
         shutdown_watch_termination_grace_period=opts.generic.shutdown_watch_termination_grace_period,
         cors_allowed_origins=list(opts.generic.cors_allowed_origins),
         version=version.VERSION,

@@ -61,6 +61,7 @@ class Config:
     min_request_timeout: float = 1800.0
     shutdown_delay: float = 0.0
     shutdown_send_retry_after: bool = False  # --shutdown-send-retry-after
+    livez_grace_period: float = 0.0  # --livez-grace-period
     shutdown_watch_termination_grace_period: float = 0.0  # --shutdown-watch-termination-grace-period
     cors_allowed_origins: list[str] = field(default_factory=list)  # --cors-allowed-origins
     non_long_running_requests: RequestWaitGroup = field(default_factory=RequestWaitGroup)

@@ -141,7 +141,8 @@ class GenericAPIServer:
 
         shutdown = healthz.HealthChecker("shutdown", shutdown_check)
         healthz.install_handler(mux, "/healthz", lambda: [healthz.PING, *self.healthz_checks])
-        healthz.install_handler(mux, "/livez", lambda: [healthz.PING, *self.livez_checks, *hook_checks])
+        live_hook_checks = [_delayed(check, self.config.livez_grace_period) for check in hook_checks]
+        healthz.install_handler(mux, "/livez", lambda: [healthz.PING, *self.livez_checks, *live_hook_checks])
         healthz.install_handler(mux, "/readyz",
                                 lambda: [healthz.PING, *self.readyz_checks, *hook_checks, shutdown])
         mux.handle("/version", _json_handler(self.config.version))
@@ -156,6 +157,21 @@ class GenericAPIServer:
     async def _index(self, req: Request) -> Response:
         body = orjson.dumps({"paths": self.listed_paths()}, option=orjson.OPT_INDENT_2)
         return Response(200, body)
+
+
+def _delayed(check: healthz.HealthChecker, grace: float) -> healthz.HealthChecker:
+    """delayedHealthCheck (--livez-grace-period): a boot-sequence check of /livez passes until `grace`
+    seconds after the server is prepared, so a slow start is not taken for a dead server."""
+    if grace <= 0:
+        return check
+    loop = asyncio.get_running_loop()
+    start_checking = loop.time() + grace
+
+    async def delayed() -> None:
+        if loop.time() >= start_checking:
+            await check.check()
+
+    return healthz.HealthChecker(check.name, delayed)
 
 
 def _json_handler(doc: dict) -> Handler:

@@ -135,3 +135,27 @@ def test_watch_ends_are_spread_while_draining():
     gaps = [later - earlier for earlier, later in zip(ended, ended[1:], strict=False)]
     assert all(gap > 0 for gap in gaps)  # one at a time, never together
     assert refused.status == 503
+
+
+# ---- --livez-grace-period ----
+
+def test_livez_boot_checks_pass_during_the_grace_period():
+    from kube_apiserver.server import healthz
+    from kube_apiserver.server.generic_api_server import _delayed
+
+    async def unfinished() -> None:
+        raise healthz.HealthCheckError("not finished")
+
+    check = healthz.HealthChecker("poststarthook/slow", unfinished)
+
+    async def outcomes() -> tuple[bool, bool]:
+        async def passes(checker: healthz.HealthChecker) -> bool:
+            try:
+                await checker.check()
+            except healthz.HealthCheckError:
+                return False
+            return True
+
+        return await passes(_delayed(check, 3600)), await passes(_delayed(check, 0))
+
+    assert asyncio.run(outcomes()) == (True, False)
