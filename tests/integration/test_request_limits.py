@@ -94,6 +94,19 @@ def test_yaml_with_excessive_aliasing_is_400(server):
     assert server.request("GET", f"{CM}/limits-bomb").status == 404
 
 
+def test_yaml_nested_deeper_than_10000_levels_is_400(server):
+    """200 KB of "[" crashed the server (PyYAML's composer recursed once per level); yaml.v2 stops at 10,000."""
+    body = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: limits-deep}\ndata: " + b"[" * 200_000
+    r = server.request("POST", CM, body, YAML)
+    assert r.json() == status(
+        400,
+        "BadRequest",
+        "the object provided is unrecognized (must be of type ConfigMap): yaml: line 4: exceeded max depth of "
+        f"10000 ({body[:30].hex()} ...)",
+    )
+    assert server.request("GET", "/readyz").status == 200
+
+
 def test_objects_over_etcds_request_limit(server):
     """etcd refuses a write over 1.5 MiB and kube-apiserver passes its error on (a 500 without reason)."""
     names = [f"r{i}-" + "n" * 250 for i in range(6500)]  # 1.67 MB of resourceNames

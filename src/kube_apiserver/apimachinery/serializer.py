@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import yaml
 
-from . import errors, yamlaliases
+from . import errors, yamllimits
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -46,9 +46,9 @@ def decode_json(body: bytes) -> Any:
 
 def decode_yaml(body: bytes) -> Any:
     try:
-        yamlaliases.check_aliasing(body)  # before PyYAML builds what Go would refuse to
+        yamllimits.check(body)  # before PyYAML builds what Go would refuse to
         return yaml.load(body, Loader=_YamlLoader)
-    except yamlaliases.AliasingError as err:
+    except yamllimits.YAMLLimitError as err:
         raise errors.bad_request(f"error converting YAML to JSON: {err}") from err  # the cause: for decode.py
     except yaml.YAMLError as err:
         raise errors.bad_request(f"error converting YAML to JSON: {err}") from None

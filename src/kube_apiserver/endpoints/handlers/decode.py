@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, fieldvalidation, schematypes, serializer, yamlaliases
+from ...apimachinery import errors, fieldvalidation, schematypes, serializer, yamllimits
 from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
@@ -19,7 +19,7 @@ async def decode_object(req: Request, scope: RequestScope, expected_kind: str | 
     try:
         obj = serializer.decode_body(body, content_type)
     except errors.StatusError as err:
-        if isinstance(err.__cause__, yamlaliases.AliasingError):  # no kind was read: transformDecodeError's form
+        if isinstance(err.__cause__, yamllimits.YAMLLimitError):  # no kind was read: transformDecodeError's form
             raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
                                      f"{err.__cause__} ({_summarize(body)})") from None
         raise

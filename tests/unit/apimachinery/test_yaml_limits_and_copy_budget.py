@@ -1,13 +1,17 @@
-"""Bounded work from small requests (issue 9, item 3): yaml.v2's alias ratio and json-patch's copy budget."""
+"""Bounded work from small requests (issue 9, item 3): yaml.v2's depth and alias bounds, json-patch's copy
+budget."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import time
 
 import orjson
 import pytest
 
-from kube_apiserver.apimachinery import patch, serializer, yamlaliases
+from kube_apiserver.apimachinery import patch, serializer, yamllimits
 from kube_apiserver.apimachinery.errors import StatusError
 
 # The 439-byte "billion laughs" shape: each level repeats the previous one nine times.
@@ -44,8 +48,8 @@ def test_yaml_aliases_within_go_ratio_decode():
 
 
 def test_yaml_anchor_containing_itself():
-    with pytest.raises(yamlaliases.AliasingError, match="anchor 'a' value contains itself"):
-        yamlaliases.check_aliasing(b"a: &a [1, *a]\n")
+    with pytest.raises(yamllimits.YAMLLimitError, match="anchor 'a' value contains itself"):
+        yamllimits.check(b"a: &a [1, *a]\n")
 
 
 def test_yaml_alias_count_follows_go_decode_count():
@@ -60,9 +64,38 @@ def test_yaml_alias_count_follows_go_decode_count():
     def document(items: int) -> bytes:
         return (plain + x + z + "y: [" + ", ".join(["*z"] * items) + "]\n").encode()
 
-    yamlaliases.check_aliasing(document(129))
-    with pytest.raises(yamlaliases.AliasingError, match="excessive aliasing"):
-        yamlaliases.check_aliasing(document(130))
+    yamllimits.check(document(129))
+    with pytest.raises(yamllimits.YAMLLimitError, match="excessive aliasing"):
+        yamllimits.check(document(130))
+
+
+def test_yaml_deeper_than_10000_levels_is_a_400():
+    """yaml.v2's max_flow_level and max_indents."""
+    assert serializer.decode_yaml(b"- " * 9999 + b"x\n") is not None
+    for body in (b"a: " + b"[" * 10001 + b"]" * 10001, b"- " * 10001 + b"x\n"):
+        with pytest.raises(StatusError) as err:
+            serializer.decode_yaml(body)
+        assert (err.value.code, err.value.message) == (
+            400,
+            "error converting YAML to JSON: yaml: exceeded max depth of 10000",
+        )
+
+
+def test_yaml_nesting_that_crashed_the_composer_is_refused():
+    """PyYAML's C composer recursed once per level: 200,000 "[" took the process down (run apart here)."""
+    script = textwrap.dedent("""
+        from kube_apiserver.apimachinery import serializer
+        from kube_apiserver.apimachinery.errors import StatusError
+        try:
+            serializer.decode_yaml(b"a: " + b"[" * 200_000)
+        except StatusError as err:
+            print(err.code, err.message)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (
+        0,
+        "400 error converting YAML to JSON: yaml: exceeded max depth of 10000",
+    )
 
 
 def test_json_patch_copy_budget_is_3mib():
