@@ -43,6 +43,11 @@ def _quote_rune(ch: str, escape_unprintable: bool) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def quote_list(values: list[str]) -> str:
+    """fmt's %q of a []string: ["a" "b"], each element as strconv.Quote writes it."""
+    return "[" + " ".join(quote(value) for value in values) + "]"
+
+
 def shortest_digits(value: float) -> tuple[str, int]:
     """The shortest digits that read back as abs(value) (Python's repr and Go's shortest agree) and the
     decimal point's position: 0.DIGITS x 10^point."""

@@ -105,3 +105,10 @@ def test_format_float_g_shortest(value: float, text: str) -> None:
 ])
 def test_format_json_float_as_encoding_json(value: float, text: str) -> None:
     assert format_json_float(value) == text
+
+
+def test_quote_list_as_fmt():
+    from kube_apiserver.apimachinery.gostrconv import quote_list
+
+    assert quote_list([]) == "[]"
+    assert quote_list(["RBAC", 'a"b', "tab\t"]) == '["RBAC" "a\\"b" "tab\\t"]'

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery.field import go_quote
+from ...apimachinery.gostrconv import quote_list as go_quote_list
 
 Object = dict[str, Any]
 
@@ -96,11 +96,6 @@ def compact_rules(rules: list[Object]) -> list[Object]:
         else:
             simple[key] = {k: list(v) for k, v in rule.items()}
     return compacted + list(simple.values())
-
-
-def go_quote_list(values: list[str]) -> str:
-    """fmt's %q of a []string: ["a" "b"]."""
-    return "[" + " ".join(go_quote(v) for v in values) + "]"
 
 
 def compact_string(rule: Object) -> str:

@@ -8,10 +8,11 @@ from typing import Any
 
 from ...apimachinery import errors
 from ...apimachinery.field import go_quote
+from ...apimachinery.gostrconv import quote_list as go_quote_list
 from ...authorization.rbac import subject_matches
 from ...registry.context import Context, UserInfo
 from ...registry.options import ListQuery
-from .covers import compact_rules, compact_string, covers, go_quote_list
+from .covers import compact_rules, compact_string, covers
 
 Object = dict[str, Any]
 SYSTEM = UserInfo("system:apiserver", groups=("system:masters",))

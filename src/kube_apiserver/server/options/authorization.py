@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kube_apiserver.apimachinery.gostrconv import quote_list
 from kube_apiserver.cli.flagset import FlagSet
 
 MODE_ALWAYS_ALLOW = "AlwaysAllow"
@@ -28,11 +29,6 @@ AUTHORIZATION_MODE_CHOICES = (
 )
 
 IMPLEMENTED_MODES = {MODE_ALWAYS_ALLOW, MODE_ALWAYS_DENY, MODE_RBAC}
-
-
-def _go_string_list(items: list[str]) -> str:
-    """Go's %q of a []string: ["a" "b"]."""
-    return "[" + " ".join(f'"{item}"' for item in items) + "]"
 
 
 @dataclass
@@ -60,7 +56,7 @@ class BuiltInAuthorizationOptions:
             errors.extend(_mode_errors(mode))
         if len(self.modes) != len(set(self.modes)):
             errors.append(
-                f"authorization-mode {_go_string_list(self.modes)} has mode specified more than once"
+                f"authorization-mode {quote_list(self.modes)} has mode specified more than once"
             )
         return errors
 
