@@ -49,3 +49,14 @@ def test_watch_events_are_lines_even_for_curl(server, configmap):
                           headers=CURL)
     lines = resp.body.split(b"\n")
     assert lines[-1] == b"" and len(lines) == 2 and json.loads(lines[0])["type"] == "ADDED"
+
+
+def test_html_characters_escaped_as_go_does(server):
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "html"},
+            "data": {"page": "<a href='x'>&\u2028</a>"}}
+    escaped = b"\\u003ca href='x'\\u003e\\u0026\\u2028\\u003c/a\\u003e"
+    created = server.request("POST", f"{NS}/configmaps", body)
+    assert created.status == 201 and escaped in created.body and json.loads(created.body)["data"] == body["data"]
+    assert escaped in server.request("GET", f"{NS}/configmaps/html", headers=CURL).body
+    watched = server.request("GET", f"{NS}/configmaps?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dhtml")
+    assert escaped in watched.body

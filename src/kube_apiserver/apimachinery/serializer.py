@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import yaml
 
-from . import errors, yamllimits
+from . import deepjson, errors, yamllimits
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -24,12 +24,25 @@ _YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+# Go's encoding/json writes these escaped (HTML-safe; JS line separators); in JSON they occur only
+# inside strings, so replacing the bytes is exact.
+_GO_ESCAPES = ((b"&", b"\\u0026"), (b"<", b"\\u003c"), (b">", b"\\u003e"),
+               ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"))
+
+
+def go_escaped(data: bytes) -> bytes:
+    for raw, escaped in _GO_ESCAPES:
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data
+
+
 def encode_json(obj: Any, pretty: bool = False) -> bytes:
     """JSON as kube-apiserver writes it: Go's json.Encoder ends each value with a newline; the pretty
-    form is json.MarshalIndent's, which does not."""
+    form is json.MarshalIndent's, which does not. Both escape <, >, & and U+2028/U+2029."""
     if pretty:
-        return orjson.dumps(obj, option=orjson.OPT_INDENT_2)
-    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        return go_escaped(deepjson.dumps(obj, option=orjson.OPT_INDENT_2))
+    return go_escaped(deepjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
 
 
 def encode_yaml(obj: Any) -> bytes:

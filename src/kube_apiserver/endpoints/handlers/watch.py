@@ -11,9 +11,7 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
-
-from ...apimachinery import deepjson, errors
+from ...apimachinery import errors, serializer
 from ...storage.interface import BOOKMARK, ERROR, ExpiredError, StorageError, WatchEvent
 from .. import negotiation
 from ..http import Request, Response, StreamingResponse
@@ -47,7 +45,7 @@ def _encode_protobuf(kind: str, obj: Any) -> bytes:
             return protobuf.watch_frame(kind, protobuf.encode(obj))
         except (ValueError, TypeError, AttributeError):
             pass  # a stored value that does not fit its field: the object as JSON, not a broken stream
-    return protobuf.watch_frame(kind, orjson.dumps(obj))
+    return protobuf.watch_frame(kind, serializer.encode_json(obj))
 
 
 def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) -> bytes:
@@ -55,7 +53,7 @@ def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) ->
         obj = {"kind": scope.info.kind, "apiVersion": scope.info.api_version, **event.object}
         if media.media == negotiation.PROTOBUF:
             return _encode_protobuf(BOOKMARK, obj)
-        return orjson.dumps({"type": BOOKMARK, "object": obj}) + b"\n"
+        return serializer.encode_json({"type": BOOKMARK, "object": obj})
     if media.media == negotiation.PROTOBUF:
         if media.convert:
             return _encode_protobuf(event.type, transform(event.object, media, scope, req))
@@ -64,10 +62,10 @@ def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) ->
             frame = event.encoded_protobuf = _encode_protobuf(event.type, event.object)
         return frame
     if media.convert:
-        return deepjson.dumps({"type": event.type, "object": transform(event.object, media, scope, req)}) + b"\n"
+        return serializer.encode_json({"type": event.type, "object": transform(event.object, media, scope, req)})
     encoded = getattr(event, "encoded", None)
     if encoded is None:  # shared by every watcher given this same event
-        encoded = deepjson.dumps({"type": event.type, "object": event.object}) + b"\n"
+        encoded = serializer.encode_json({"type": event.type, "object": event.object})
         event.encoded = encoded
     return encoded
 
@@ -126,7 +124,7 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
 
 
 def _event_bytes(kind: str, obj: Any) -> bytes:
-    return deepjson.dumps({"type": kind, "object": obj}) + b"\n"
+    return serializer.encode_json({"type": kind, "object": obj})
 
 
 def _storage_error_status(err: StorageError) -> dict[str, Any]:
