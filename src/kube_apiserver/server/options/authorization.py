@@ -55,9 +55,7 @@ class BuiltInAuthorizationOptions:
         for mode in self.modes:
             errors.extend(_mode_errors(mode))
         if len(self.modes) != len(set(self.modes)):
-            errors.append(
-                f"authorization-mode {quote_list(self.modes)} has mode specified more than once"
-            )
+            errors.append(f"authorization-mode {quote_list(self.modes)} has mode specified more than once")
         return errors
 
 

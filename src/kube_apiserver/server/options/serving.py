@@ -185,6 +185,9 @@ _TLS_CERT_FILE_HELP = (
 )
 _CIPHER_SUITES_HELP = (
     "Comma-separated list of cipher suites for the server. If omitted, the default Go cipher suites will be "
-    "used. \nPreferred values: " + ", ".join(sorted(SECURE_CIPHER_SUITES)) + ". \nInsecure values: "
-    + ", ".join(sorted(INSECURE_CIPHER_SUITES)) + "."
+    "used. \nPreferred values: "
+    + ", ".join(sorted(SECURE_CIPHER_SUITES))
+    + ". \nInsecure values: "
+    + ", ".join(sorted(INSECURE_CIPHER_SUITES))
+    + "."
 )
