@@ -47,38 +47,56 @@ def _allowed_alias_ratio(decode_count: int) -> float:
 
 
 class _DecodeCounter:
-    """decoder.unmarshal's decodeCount and aliasCount over the first document, in document order."""
+    """decoder.unmarshal's decodeCount and aliasCount over the first document, in document order. An alias
+    names the latest node defined with its anchor (yaml.v2 points the anchor at a node when it starts)."""
 
     def __init__(self) -> None:
         self.decoded = 0
         self.aliased = 0
-        self.sizes: dict[str, int] = {}  # anchor -> decode steps of its node (aliases inside included)
-        self.open: list[tuple[str | None, int]] = []  # collections not ended yet: (anchor, steps before it)
+        self.nodes = 0  # anchored nodes so far: their serial numbers
+        self.latest: dict[str, int] = {}  # anchor -> the serial of its latest node
+        self.sizes: dict[str, int] = {}  # anchor -> decode steps of that node (aliases inside included)
+        self.open: list[
+            tuple[str | None, int, int]
+        ] = []  # collections not ended: (anchor, serial, steps before)
+        self.open_serials: set[int] = set()
 
     def node(self, anchor: str | None) -> None:
         """A scalar: one step."""
         self._step(1, 0)
         if anchor is not None:
+            self.latest[anchor] = self._serial()
             self.sizes[anchor] = 1
 
     def start(self, anchor: str | None) -> None:
-        self.open.append((anchor, self.decoded))
+        serial = self._serial()
+        if anchor is not None:
+            self.latest[anchor] = serial
+            self.open_serials.add(serial)
+        self.open.append((anchor, serial, self.decoded))
         self._step(1, 0)
 
     def end(self) -> None:
-        anchor, before = self.open.pop()
+        anchor, serial, before = self.open.pop()
         if anchor is not None:
-            self.sizes[anchor] = self.decoded - before
+            self.open_serials.discard(serial)
+            if self.latest[anchor] == serial:
+                self.sizes[anchor] = self.decoded - before
 
     def alias(self, anchor: str) -> None:
-        if any(name == anchor for name, _ in self.open):
+        serial = self.latest.get(anchor)
+        if serial in self.open_serials:
             raise YAMLLimitError(f"yaml: anchor '{anchor}' value contains itself")
         self._step(1, 0)  # the alias node itself is not inside an alias
-        size = self.sizes.get(anchor)
-        if size is not None:  # an unknown anchor is the parser's error, reported by the loader
+        if serial is not None:  # an unknown anchor is the parser's error, reported by the loader
             # Every step of the expansion is an alias step: the aliased share only grows while the allowed
             # share only shrinks, so checking once at its end is checking at each step.
+            size = self.sizes[anchor]
             self._step(size, size)
+
+    def _serial(self) -> int:
+        self.nodes += 1
+        return self.nodes
 
     def _step(self, decoded: int, aliased: int) -> None:
         self.decoded += decoded

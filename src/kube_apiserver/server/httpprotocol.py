@@ -42,7 +42,8 @@ IDLE_TIMEOUT = 90.0  # kube-apiserver: matches http.DefaultTransport's keep-aliv
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLimits:
-    """Go's http.Server fields as kube-apiserver sets them; 0 turns a timeout off."""
+    """Go's http.Server fields as kube-apiserver sets them; as in Go, a timeout of 0 is none and a header
+    limit of 0 the default."""
 
     max_header_bytes: int = MAX_HEADER_BYTES
     read_header_timeout: float = READ_HEADER_TIMEOUT
@@ -66,9 +67,8 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
         self.limits = limits
         self.timeout_keep_alive = limits.idle_timeout or 1e9  # uvicorn arms it after each response
         self._header_timer: asyncio.TimerHandle | None = None
-        self._header_bytes: int | None = (
-            None  # bytes read since the current request began, until its headers end
-        )
+        # Bytes read since the current request began, until its headers end (None outside headers).
+        self._header_bytes: int | None = None
         self._chunk_size = 0
         self._refused = False
 
@@ -111,9 +111,8 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._arm_header_timer()  # a pipelined request's headers are read under the deadline too
-        self._header_bytes = (
-            self._chunk_size
-        )  # this read's bytes: what arrived of the request so far, or more
+        # This read's bytes: what arrived of the request so far, or a little more.
+        self._header_bytes = self._chunk_size
 
     def on_headers_complete(self) -> None:
         self._header_bytes = None
@@ -143,7 +142,7 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
         return line + sum(len(name) + len(value) + 4 for name, value in self.headers) + 2
 
     def _header_limit(self) -> int:
-        return self.limits.max_header_bytes + HEADER_SLACK_BYTES
+        return (self.limits.max_header_bytes or MAX_HEADER_BYTES) + HEADER_SLACK_BYTES
 
     # ---- helpers ----
 

@@ -50,6 +50,8 @@ def test_yaml_aliases_within_go_ratio_decode():
 def test_yaml_anchor_containing_itself():
     with pytest.raises(yamllimits.YAMLLimitError, match="anchor 'a' value contains itself"):
         yamllimits.check(b"a: &a [1, *a]\n")
+    # An alias names the latest node of its anchor: here the inner one, which has ended.
+    yamllimits.check(b"a: &a [&a [1], *a]\n")
 
 
 def test_yaml_alias_count_follows_go_decode_count():
