@@ -19,8 +19,11 @@ import pytest
 
 ERROR_LINE = re.compile(r"^E\d{4} ", re.MULTILINE)
 # Root passes permission checks: drop the capabilities that let it, so a read-only file is read-only.
-UNPRIVILEGED = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner",
-                "--inh-caps=-dac_override,-dac_read_search,-fowner"]
+UNPRIVILEGED = [
+    "setpriv",
+    "--bounding-set=-dac_override,-dac_read_search,-fowner",
+    "--inh-caps=-dac_override,-dac_read_search,-fowner",
+]
 
 
 def free_port() -> int:
@@ -30,7 +33,16 @@ def free_port() -> int:
 
 
 def command(data_dir: Path, port: int, *args: str) -> list[str]:
-    return [sys.executable, "-m", "kube_apiserver", "--data-dir", str(data_dir), "--secure-port", str(port), *args]
+    return [
+        sys.executable,
+        "-m",
+        "kube_apiserver",
+        "--data-dir",
+        str(data_dir),
+        "--secure-port",
+        str(port),
+        *args,
+    ]
 
 
 def unprivileged(cmd: list[str]) -> list[str]:
@@ -45,7 +57,9 @@ def fails_with_one_line(cmd: list[str], expected: str) -> None:
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0, out.stderr
     assert "Traceback" not in out.stderr, out.stderr
-    failures = [line for line in out.stderr.splitlines() if ERROR_LINE.match(line) or line.startswith("Error:")]
+    failures = [
+        line for line in out.stderr.splitlines() if ERROR_LINE.match(line) or line.startswith("Error:")
+    ]
     assert len(failures) == 1, out.stderr
     assert expected in failures[0], failures[0]
 
@@ -100,22 +114,27 @@ def test_the_port_in_use_is_named(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         address = f"127.0.0.1:{port}"
-        fails_with_one_line(command(tmp_path / "data", port),
-                            f"failed to listen on {address}: listen tcp {address}: bind: address already in use")
+        fails_with_one_line(
+            command(tmp_path / "data", port),
+            f"failed to listen on {address}: listen tcp {address}: bind: address already in use",
+        )
 
 
 def test_a_second_server_on_the_same_data_directory(running):
     data_dir, _, _ = running
-    fails_with_one_line(command(data_dir, free_port()),
-                        f"data directory {data_dir} is in use by another kube-apiserver")
+    fails_with_one_line(
+        command(data_dir, free_port()), f"data directory {data_dir} is in use by another kube-apiserver"
+    )
 
 
 def test_a_corrupt_database(tmp_path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "state.db").write_bytes(b"this is not an SQLite database, " * 64)
-    fails_with_one_line(command(data_dir, free_port()),
-                        f"unable to open the database {data_dir}/state.db: file is not a database")
+    fails_with_one_line(
+        command(data_dir, free_port()),
+        f"unable to open the database {data_dir}/state.db: file is not a database",
+    )
 
 
 def test_an_unreadable_database(tmp_path):
@@ -123,8 +142,10 @@ def test_an_unreadable_database(tmp_path):
     data_dir.mkdir()
     (data_dir / "state.db").write_bytes(b"")
     (data_dir / "state.db").chmod(0)
-    fails_with_one_line(unprivileged(command(data_dir, free_port())),
-                        f"unable to open the database {data_dir}/state.db: unable to open database file")
+    fails_with_one_line(
+        unprivileged(command(data_dir, free_port())),
+        f"unable to open the database {data_dir}/state.db: unable to open database file",
+    )
 
 
 def test_a_read_only_data_directory(tmp_path):
@@ -132,8 +153,9 @@ def test_a_read_only_data_directory(tmp_path):
     data_dir.mkdir()
     data_dir.chmod(0o555)
     try:
-        fails_with_one_line(unprivileged(command(data_dir, free_port())),
-                            f"{data_dir}/pki: permission denied")
+        fails_with_one_line(
+            unprivileged(command(data_dir, free_port())), f"{data_dir}/pki: permission denied"
+        )
     finally:
         data_dir.chmod(0o755)
 
@@ -146,7 +168,8 @@ def test_a_read_only_database_in_a_used_data_directory(running, tmp_path):
     (data_dir / "state.db").chmod(0o444)
     data_dir.chmod(0o555)
     try:
-        fails_with_one_line(unprivileged(command(data_dir, free_port())),
-                            f"open {data_dir}/lock: permission denied")
+        fails_with_one_line(
+            unprivileged(command(data_dir, free_port())), f"open {data_dir}/lock: permission denied"
+        )
     finally:
         data_dir.chmod(0o755)

@@ -17,8 +17,10 @@ def handshake(server: Server, maximum: ssl.TLSVersion) -> tuple[str, str]:
     """(TLS version, cipher) a client capped at `maximum` gets."""
     ctx = ssl.create_default_context(cafile=server.ca_file)
     ctx.maximum_version = maximum
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw, \
-            ctx.wrap_socket(raw, server_hostname="127.0.0.1") as conn:
+    with (
+        socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw,
+        ctx.wrap_socket(raw, server_hostname="127.0.0.1") as conn,
+    ):
         return conn.version() or "", conn.cipher()[0]
 
 
@@ -31,9 +33,13 @@ def tls13(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def chacha_cors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(str(tmp_path_factory.mktemp("chacha")), [
-        "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
-        r"--cors-allowed-origins=//example\.com(:|$),^https://app\.test$"]).start()
+    srv = Server(
+        str(tmp_path_factory.mktemp("chacha")),
+        [
+            "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            r"--cors-allowed-origins=//example\.com(:|$),^https://app\.test$",
+        ],
+    ).start()
     yield srv
     srv.stop()
 
@@ -50,8 +56,9 @@ def test_tls_cipher_suites_are_the_only_tls12_suites(chacha_cors):
 
 
 def test_cors_preflight_and_headers(chacha_cors):
-    preflight = chacha_cors.request("OPTIONS", "/api/v1/namespaces", token=None,
-                                    headers={"Origin": "https://example.com"})
+    preflight = chacha_cors.request(
+        "OPTIONS", "/api/v1/namespaces", token=None, headers={"Origin": "https://example.com"}
+    )
     assert preflight.status == 204
     assert preflight.headers["access-control-allow-origin"] == "https://example.com"
     assert preflight.headers["access-control-allow-credentials"] == "true"
@@ -81,14 +88,19 @@ def test_shutdown_answers_retry_after_while_watches_drain(tmp_path):
     """With --shutdown-send-retry-after the server keeps listening while the in-flight requests and, within
     --shutdown-watch-termination-grace-period, the open watches end (spread at 200 a second at least):
     meanwhile new requests get 429 Retry-After: 5 and Connection: close, and the watches end cleanly."""
-    srv = Server(str(tmp_path), ["--shutdown-send-retry-after", "--shutdown-watch-termination-grace-period=30s"])
+    srv = Server(
+        str(tmp_path), ["--shutdown-send-retry-after", "--shutdown-watch-termination-grace-period=30s"]
+    )
     srv.start()
     ctx = ssl.create_default_context(cafile=srv.ca_file)
     watches = []
     for _ in range(100):
         conn = http.client.HTTPSConnection("127.0.0.1", srv.port, context=ctx, timeout=30)
-        conn.request("GET", "/api/v1/namespaces/default/configmaps?watch=1",
-                     headers={"Authorization": f"Bearer {srv.token}"})
+        conn.request(
+            "GET",
+            "/api/v1/namespaces/default/configmaps?watch=1",
+            headers={"Authorization": f"Bearer {srv.token}"},
+        )
         resp = conn.getresponse()
         assert resp.status == 200
         watches.append(resp)

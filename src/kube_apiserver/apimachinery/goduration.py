@@ -157,9 +157,15 @@ def format_duration(seconds: float) -> str:
 
 _STRFMT_MATCHER = re.compile(r"((\d+)\s*([A-Za-z\u00b5]+))", re.ASCII)
 _STRFMT_UNITS: tuple[tuple[tuple[str, ...], int], ...] = (
-    (("ns", "nano"), 1), (("us", "\u00b5s", "micro"), 1_000), (("ms", "milli"), 1_000_000),
-    (("s", "sec"), _NS_PER_SECOND), (("m", "min"), 60 * _NS_PER_SECOND), (("h", "hr", "hour"), 3600 * _NS_PER_SECOND),
-    (("d", "day"), 86400 * _NS_PER_SECOND), (("w", "wk", "week"), 7 * 86400 * _NS_PER_SECOND))
+    (("ns", "nano"), 1),
+    (("us", "\u00b5s", "micro"), 1_000),
+    (("ms", "milli"), 1_000_000),
+    (("s", "sec"), _NS_PER_SECOND),
+    (("m", "min"), 60 * _NS_PER_SECOND),
+    (("h", "hr", "hour"), 3600 * _NS_PER_SECOND),
+    (("d", "day"), 86400 * _NS_PER_SECOND),
+    (("w", "wk", "week"), 7 * 86400 * _NS_PER_SECOND),
+)
 
 
 def parse_strfmt_duration_ns(text: str) -> int:

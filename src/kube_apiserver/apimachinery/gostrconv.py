@@ -15,8 +15,17 @@ _FLOAT_SYNTAX = re.compile(r"^[+-]?(inf|infinity|nan|[0-9_]*\.?[0-9_]*([eE][+-]?
 _INT64_MAX = (1 << 63) - 1
 
 
-_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-            "\v": "\\v", '"': '\\"', "\\": "\\\\"}
+_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    '"': '\\"',
+    "\\": "\\\\",
+}
 
 
 def quote(s: str, escape_unprintable: bool = True) -> str:

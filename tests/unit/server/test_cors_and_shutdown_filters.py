@@ -19,7 +19,9 @@ from kube_apiserver.server.filters.shutdown import (
 )
 
 
-def request(method: str = "GET", path: str = "/api/v1/namespaces", verb: str = "list", **headers: str) -> Request:
+def request(
+    method: str = "GET", path: str = "/api/v1/namespaces", verb: str = "list", **headers: str
+) -> Request:
     req = Request(method, path, b"", {k.replace("_", "-"): v for k, v in headers.items()})
     req.info = SimpleNamespace(verb=verb, subresource="")
     return req
@@ -42,9 +44,11 @@ def test_an_allowed_origin_gets_the_headers_and_the_response():
     resp = asyncio.run(with_cors(ok, CORS)(request(origin="https://example.com:8443")))
     assert resp.status == 200 and header(resp, "access-control-allow-origin") == "https://example.com:8443"
     assert header(resp, "access-control-allow-methods") == "POST, GET, OPTIONS, PUT, DELETE, PATCH"
-    assert header(resp, "access-control-allow-headers") == ("Content-Type, Content-Length, Accept-Encoding, "
-                                                            "X-CSRF-Token, Authorization, X-Requested-With, "
-                                                            "If-Modified-Since")
+    assert header(resp, "access-control-allow-headers") == (
+        "Content-Type, Content-Length, Accept-Encoding, "
+        "X-CSRF-Token, Authorization, X-Requested-With, "
+        "If-Modified-Since"
+    )
     assert header(resp, "access-control-expose-headers") == "Date"
     assert header(resp, "access-control-allow-credentials") == "true"
 
@@ -54,7 +58,11 @@ def test_a_preflight_is_answered_before_the_chain():
         raise errors.unauthorized()
 
     resp = asyncio.run(with_cors(unauthorized, CORS)(request("OPTIONS", origin="https://app.test")))
-    assert resp.status == 204 and resp.body == b"" and header(resp, "access-control-allow-origin") == "https://app.test"
+    assert (
+        resp.status == 204
+        and resp.body == b""
+        and header(resp, "access-control-allow-origin") == "https://app.test"
+    )
     failed = asyncio.run(with_cors(unauthorized, CORS)(request(origin="https://app.test")))
     assert failed.status == 401 and header(failed, "access-control-allow-origin") == "https://app.test"
 
@@ -67,6 +75,7 @@ def test_other_origins_and_no_patterns_are_left_alone():
 
 
 # ---- shutdown ----
+
 
 def test_retry_after_once_not_accepting_except_probes_and_the_server_itself():
     stopping = asyncio.Event()
@@ -96,12 +105,19 @@ def test_wait_group_counts_non_long_running_requests_and_refuses_once_waited_for
         await handler(request())
         await handler(request(verb="watch"))
         await group.wait(1.0)
-        return await handler(request()), await handler(request(path="/readyz")), await handler(request(verb="watch"))
+        return (
+            await handler(request()),
+            await handler(request(path="/readyz")),
+            await handler(request(verb="watch")),
+        )
 
     refused, probe, watch = asyncio.run(scenario())
     assert seen[:2] == [1, 0] and group.count == 0
     assert refused.status == 503 and header(refused, "retry-after") == "1"
-    assert b'"message":"apiserver is shutting down"' in refused.body and b'"reason":"ServiceUnavailable"' in refused.body
+    assert (
+        b'"message":"apiserver is shutting down"' in refused.body
+        and b'"reason":"ServiceUnavailable"' in refused.body
+    )
     assert probe.status == 200 and watch.status == 200
 
 
@@ -138,6 +154,7 @@ def test_watch_ends_are_spread_while_draining():
 
 
 # ---- --livez-grace-period ----
+
 
 def test_livez_boot_checks_pass_during_the_grace_period():
     from kube_apiserver.server import healthz

@@ -23,8 +23,10 @@ def serve(query: str, server_timeout: float, work_seconds: float) -> Response:
     return asyncio.run(with_timeout(slow, server_timeout)(req))
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("1m30s", 90.0), ("30s", 30.0), ("500ms", 0.5), ("1h", 3600.0),
-                                                ("0", 0.0), ("-5s", -5.0)])
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("1m30s", 90.0), ("30s", 30.0), ("500ms", 0.5), ("1h", 3600.0), ("0", 0.0), ("-5s", -5.0)],
+)
 def test_timeout_is_a_go_duration(value: str, seconds: float) -> None:
     assert _requested_timeout(value) == seconds
 
@@ -40,10 +42,13 @@ def test_a_timeout_over_the_maximum_or_zero_keeps_the_servers() -> None:
     assert serve("timeout=0s", server_timeout=60, work_seconds=0).status == 200
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("abc", 'invalid timeout specified in the request URL - time: invalid duration "abc"'),
-    ("90", 'invalid timeout specified in the request URL - time: missing unit in duration "90"'),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("abc", 'invalid timeout specified in the request URL - time: invalid duration "abc"'),
+        ("90", 'invalid timeout specified in the request URL - time: missing unit in duration "90"'),
+    ],
+)
 def test_an_unparsable_timeout_is_a_bad_request(value: str, message: str) -> None:
     with pytest.raises(errors.StatusError) as err:
         serve(f"timeout={value}", server_timeout=60, work_seconds=0)

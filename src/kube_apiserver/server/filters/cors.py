@@ -11,8 +11,15 @@ from ...endpoints.handlers.responses import write_status_error
 from ...endpoints.http import Handler, Request, Response
 
 ALLOWED_METHODS = ("POST", "GET", "OPTIONS", "PUT", "DELETE", "PATCH")
-ALLOWED_HEADERS = ("Content-Type", "Content-Length", "Accept-Encoding", "X-CSRF-Token", "Authorization",
-                   "X-Requested-With", "If-Modified-Since")
+ALLOWED_HEADERS = (
+    "Content-Type",
+    "Content-Length",
+    "Accept-Encoding",
+    "X-CSRF-Token",
+    "Authorization",
+    "X-Requested-With",
+    "If-Modified-Since",
+)
 EXPOSED_HEADERS = ("Date",)
 
 
@@ -21,10 +28,12 @@ def with_cors(handler: Handler, allowed_origins: list[str]) -> Handler:
     if not allowed_origins:
         return handler
     patterns = [re.compile(origin) for origin in allowed_origins]  # validated with the flags
-    cors_headers = [("access-control-allow-methods", ", ".join(ALLOWED_METHODS)),
-                    ("access-control-allow-headers", ", ".join(ALLOWED_HEADERS)),
-                    ("access-control-expose-headers", ", ".join(EXPOSED_HEADERS)),
-                    ("access-control-allow-credentials", "true")]
+    cors_headers = [
+        ("access-control-allow-methods", ", ".join(ALLOWED_METHODS)),
+        ("access-control-allow-headers", ", ".join(ALLOWED_HEADERS)),
+        ("access-control-expose-headers", ", ".join(EXPOSED_HEADERS)),
+        ("access-control-allow-credentials", "true"),
+    ]
     names = {"access-control-allow-origin", *(name for name, _ in cors_headers)}
 
     async def cors(req: Request) -> Response:
@@ -40,4 +49,5 @@ def with_cors(handler: Handler, allowed_origins: list[str]) -> Handler:
             resp = write_status_error(req, err)
         resp.headers = [h for h in resp.headers if h[0].lower() not in names] + headers
         return resp
+
     return cors

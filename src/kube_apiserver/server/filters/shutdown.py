@@ -29,8 +29,9 @@ MIN_WATCH_TERMINATION_QPS = 200.0
 
 def is_exempt(req: Request) -> bool:
     """isRequestExemptFromRetryAfter: the server's own clients and health probes are still served."""
-    return req.headers.get("user-agent", "").startswith("kube-apiserver/") or \
-        req.path.startswith(EXEMPT_PATH_PREFIXES)
+    return req.headers.get("user-agent", "").startswith("kube-apiserver/") or req.path.startswith(
+        EXEMPT_PATH_PREFIXES
+    )
 
 
 def _shutting_down(req: Request) -> Response:
@@ -47,6 +48,7 @@ def with_retry_after(handler: Handler, not_accepting: asyncio.Event) -> Handler:
         resp = text(429, RETRY_AFTER_MESSAGE + "\n")  # Go's http.Error
         resp.headers.extend((("connection", "close"), ("retry-after", "5")))
         return resp
+
     return retry_after
 
 
@@ -88,6 +90,7 @@ def with_wait_group(handler: Handler, group: RequestWaitGroup) -> Handler:
             return await handler(req)
         finally:
             group.done()
+
     return counted
 
 
@@ -167,4 +170,5 @@ def with_watch_termination(handler: Handler, termination: WatchTermination) -> H
             return resp
         resp.chunks = termination.stream(resp.chunks)
         return resp
+
     return tracked
