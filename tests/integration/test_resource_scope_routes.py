@@ -138,16 +138,17 @@ def test_namespace_admin_lists_and_deletes_no_cluster_object(rbac_server):
 
 
 def test_namespaced_resources_have_no_named_cluster_paths(rbac_server):
-    """Outside a namespace a namespaced resource has one route, list and watch: a name is 404, other
-    methods on the collection 405."""
+    """Outside a namespace a namespaced resource has one route, list and watch, if it lists: a name is 404,
+    other methods on the collection 405 (404 for a resource that does not list: bindings)."""
     wrong = []
     for base, resource, subresources in _resources(rbac_server):
         if not resource["namespaced"]:
             continue
         collection = f"{base}/{resource['name']}"
+        across = NOT_ALLOWED if "list" in resource["verbs"] else NO_ROUTE  # only a lister is routed there
         checks = [("GET", f"{collection}/x", NO_ROUTE), ("PUT", f"{collection}/x", NO_ROUTE),
                   ("DELETE", f"{collection}/x", NO_ROUTE), ("POST", f"{collection}/x", NO_ROUTE),
-                  ("POST", collection, NOT_ALLOWED), ("DELETE", collection, NOT_ALLOWED)]
+                  ("POST", collection, across), ("DELETE", collection, across)]
         checks += [("GET", f"{collection}/x/{sub}", NO_ROUTE) for sub in subresources]
         for method, path, expected in checks:
             answer = _request(rbac_server, method, path, "admin")
@@ -156,3 +157,37 @@ def test_namespaced_resources_have_no_named_cluster_paths(rbac_server):
     assert not wrong
     listed = rbac_server.request("GET", "/api/v1/configmaps")
     assert listed.status == 200 and listed.json()["items"]
+
+
+# Discovery verb -> the HTTP method of its route and whether the route is the object's path (else the
+# collection's); a subresource has only its object's path.
+VERB_ROUTES = {"get": ("GET", True), "update": ("PUT", True), "patch": ("PATCH", True), "delete": ("DELETE", True),
+               "list": ("GET", False), "create": ("POST", False), "deletecollection": ("DELETE", False)}
+
+
+def test_methods_without_a_route_are_405_and_paths_without_one_404(rbac_server):
+    """go-restful's answers: a path some route of the resource matches, with another method, is 405 (the
+    generic MethodNotAllowed); a path no route matches is 404, e.g. an object's path of a create-only
+    resource (tokenreviews/x)."""
+    wrong = []
+    for base, resource, _ in _resources(rbac_server):
+        verbs = set(resource["verbs"])
+        scope = f"/namespaces/{NAMESPACE}" if resource["namespaced"] else ""
+        collection = f"{base}{scope}/{resource['name']}"
+        paths = {False: collection, True: f"{collection}/x"}
+        for item, path in paths.items():
+            routed = {method for verb, (method, on_item) in VERB_ROUTES.items() if verb in verbs and on_item == item}
+            for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+                if method in routed:
+                    continue
+                expected = NOT_ALLOWED if routed else NO_ROUTE
+                answer = _request(rbac_server, method, path, "admin")
+                if answer.status != expected["code"] or answer.json() != expected:
+                    wrong.append((method, path, answer.status))
+    assert not wrong
+    tokenreviews = "/apis/authentication.k8s.io/v1/tokenreviews"
+    assert rbac_server.request("GET", tokenreviews).json() == NOT_ALLOWED
+    assert rbac_server.request("GET", f"{tokenreviews}/x").json() == NO_ROUTE
+    status = f"/api/v1/namespaces/{NAMESPACE}/status"
+    assert rbac_server.request("DELETE", status).json() == NOT_ALLOWED
+    assert rbac_server.request("GET", f"/api/v1/watch/namespaces/{NAMESPACE}/status").json() == NO_ROUTE

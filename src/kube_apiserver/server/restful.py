@@ -63,8 +63,10 @@ class APIContainer:
         resource = routes.get(key)
         if resource is None:
             raise errors.route_not_found()
-        _check_route(info, resource)
-        if len(info.parts) > 1 and req.method == "POST" and not info.subresource:
+        methods = _routed_methods(info, resource)
+        if not methods:
+            raise errors.route_not_found()
+        if req.method not in methods and not (req.method == "HEAD" and "GET" in methods):
             raise errors.method_not_allowed()
         return await resource.serve(req)
 
@@ -99,32 +101,53 @@ class APIContainer:
         return discovery.discovery_response(req, manager.api_resource_list(gv))
 
 
-def _route_segments(info: RequestInfo) -> int:
-    """How many path segments follow the group version (and a /watch/ or /proxy/ prefix): what go-restful
-    matches against a resource's routes."""
+# The HTTP method each verb's route has, and the verbs routed at a collection and at an object's path
+# (the installer's actions: LIST/POST/DELETECOLLECTION at /<resource>, GET/PUT/PATCH/DELETE at .../{name}).
+VERB_METHODS = {"list": "GET", "watch": "GET", "get": "GET", "create": "POST", "update": "PUT", "patch": "PATCH",
+                "delete": "DELETE", "deletecollection": "DELETE"}
+COLLECTION_VERBS = ("list", "create", "deletecollection")
+ITEM_VERBS = ("get", "update", "patch", "delete")
+
+
+def _route_shape(info: RequestInfo) -> tuple[int, str]:
+    """How many path segments follow the group version and a /watch/ or /proxy/ prefix (what go-restful
+    matches against a resource's routes), and that prefix."""
     segments = info.path.strip("/").split("/")
     start = 2 if info.api_prefix in GROUPLESS_API_PREFIXES else 3
     if info.verb in SPECIAL_VERBS and len(segments) > start and segments[start] == info.verb:
-        start += 1
-    return len(segments) - start
+        return len(segments) - start - 1, info.verb
+    return len(segments) - start, ""
 
 
-def _check_route(info: RequestInfo, resource: ResourceRoutes) -> None:
-    """What the installer's routes would refuse (404 for no route, 405 for a route without that method).
+def _routed_methods(info: RequestInfo, resource: ResourceRoutes) -> frozenset[str]:
+    """The methods the installer routes at this request's path for this resource: none is a 404, others a 405.
 
     A resource is routed under /namespaces/{namespace}/ exactly when it is namespaced: request info reads
     /api/v1/namespaces/a/nodes as nodes in namespace a (authorization sees that), but no route serves it, so a
     cluster-scoped object is never reached through a namespace path (the namespaces resource included: its own
-    path /namespaces/{name}[/status|/finalize] names no namespace before the resource). Named paths count
-    the path's segments, not info.name, which a list's metadata.name field selector fills."""
-    under_namespace = _route_segments(info) != len(info.parts)
+    path /namespaces/{name}[/status|/finalize] names no namespace before the resource). Outside a namespace a
+    namespaced resource has its list only. Named paths count the path's segments, not info.name, which a
+    list's metadata.name field selector fills."""
+    segments, prefix = _route_shape(info)
+    parts = len(info.parts)
+    under_namespace = segments != parts
     namespaced = resource.scope.info.namespaced
-    if under_namespace and not namespaced:
-        raise errors.route_not_found()
-    if namespaced and not under_namespace:
-        if len(info.parts) > 1:
-            raise errors.route_not_found()  # no /<resource>/{name} route for a namespaced resource
-        if info.verb not in ("list", "watch"):
-            raise errors.method_not_allowed()  # across namespaces: only list and watch
-    if len(info.parts) > 3 and not getattr(resource.scope.storage, "subpath_key", ""):
-        raise errors.route_not_found()  # only a proxy subresource takes a path after it
+    if prefix == "proxy" or (under_namespace and not namespaced) or (namespaced and not under_namespace and parts > 1):
+        return frozenset()
+    storage, handlers = resource.scope.storage, resource.handlers
+    connect_verbs = getattr(storage, "connect_verbs", None)
+    if connect_verbs is not None:
+        if parts > 3 and not getattr(storage, "subpath_key", ""):
+            return frozenset()  # only a proxy subresource takes a path after it
+        return frozenset(getattr(storage, "connect_methods", None) or (VERB_METHODS[v] for v in connect_verbs))
+    if parts > 3:
+        return frozenset()
+    if prefix == "watch":  # WATCH at watch/<item path>, WATCHLIST at watch/<resource> of listers
+        return frozenset({"GET"}) if "watch" in handlers and (parts > 1 or "list" in handlers) else frozenset()
+    if parts == 3:
+        verbs: tuple[str, ...] = tuple(handlers)  # a subresource has only its object's path
+    elif parts == 2:
+        verbs = ITEM_VERBS
+    else:
+        verbs = COLLECTION_VERBS if under_namespace or not namespaced else ("list",)
+    return frozenset(VERB_METHODS[v] for v in verbs if v in handlers)
