@@ -115,6 +115,29 @@ def test_headers_under_1mib_are_served(server):
     assert exchange(server.port, server.ca_file, request).startswith(b"HTTP/1.1 200 OK\r\n")
 
 
+def test_chunked_body_over_3mib_is_413_and_closes(server):
+    """The body limit holds for a body of unknown length too, and the rest of it is not read."""
+    head = (
+        b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: a\r\n"
+        + f"Authorization: Bearer {server.token}\r\n".encode()
+        + b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    chunk = b"10000\r\n" + b" " * 0x10000 + b"\r\n"
+    with connect(server.port, server.ca_file) as conn:
+        conn.sendall(head)
+        for _ in range(64):  # 4 MiB
+            try:
+                conn.sendall(chunk)
+            except (ConnectionResetError, BrokenPipeError, ssl.SSLEOFError):
+                break
+        answer = read_until_closed(conn)
+    assert answer.startswith(b"HTTP/1.1 413 Request Entity Too Large\r\n")
+    assert b"\r\nconnection: close\r\n" in answer.lower()
+    assert (
+        b'"message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge"' in answer
+    )
+
+
 def test_defaults_are_go_and_kube_apiserver_values():
     info = SecureServingInfo("127.0.0.1", 0, "", "")
     assert (info.max_header_bytes, info.read_header_timeout, info.idle_timeout) == (1 << 20, 32.0, 90.0)
