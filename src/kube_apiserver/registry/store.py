@@ -3,6 +3,7 @@ resource on top of storage.Interface, with the resource's strategy deciding what
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from typing import Any
 
@@ -52,6 +53,8 @@ class Store:
     def key(self, ctx: Context, name: str) -> str:
         if self.info.namespaced and not ctx.namespace:
             raise errors.bad_request("Namespace parameter required.")
+        if not name:  # an object whose validation lets it have none (core/v1 events)
+            raise errors.bad_request("Name parameter required.")
         msgs = path_segment_errors(name)
         if msgs:
             raise errors.bad_request(f'Name parameter invalid: "{name}": {";".join(msgs)}')
@@ -98,7 +101,7 @@ class Store:
         for attempt in range(GENERATE_NAME_RETRIES if generated else 1):
             if attempt:
                 meta["name"] = generate_name(meta["generateName"])
-            key = self.key(ctx, meta["name"])
+            key = self.key(ctx, meta.get("name") or "")
             try:
                 if ctx.dry_run:
                     await self._check_absent(key, meta["name"])
@@ -211,9 +214,12 @@ class Store:
         What a delete does is decided on the object as read; when another writer changes it before the
         deletion is written, the decision is made again on what it wrote (GuaranteedUpdate's conflict retry),
         so only the client's own preconditions ever answer 409."""
-        options = options or DeleteOptions()
+        requested = options or DeleteOptions()
         key = self.key(ctx, name)
         while True:
+            # Deciding changes the options (rest.BeforeDelete sets the grace period): each decision, and each
+            # object of a collection (DeleteCollection deep-copies them), starts from the client's.
+            options = dataclasses.replace(requested)
             existing = await self.get(ctx, name)
             preconditions = storage.Preconditions(options.preconditions_uid, options.preconditions_resource_version)
             try:

@@ -10,7 +10,7 @@ import pytest
 
 from kube_apiserver.apimachinery.errors import StatusError
 from kube_apiserver.registry.context import Context
-from kube_apiserver.registry.options import DeleteOptions
+from kube_apiserver.registry.options import DeleteOptions, ListQuery
 from kube_apiserver.registry.rest import ResourceInfo
 from kube_apiserver.registry.store import Store
 from kube_apiserver.registry.strategy import Strategy
@@ -60,6 +60,29 @@ def test_graceful_deletion(tmp_path):
             assert gone
             with pytest.raises(StatusError):
                 await store.get(ctx, "running")
+        finally:
+            await kv.close()
+
+    asyncio.run(main())
+
+
+def test_delete_collection_decides_each_object_from_the_clients_options(tmp_path):
+    """DeleteCollection deep-copies the options per object: the grace period the first object's deletion
+    settled on (0, unscheduled) does not carry over to a scheduled one."""
+    async def main():
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            store = Store(INFO, PodLikeStrategy(INFO), ObjectStore(kv), "/registry/pods")
+            ctx = Context("default")
+            await store.create(ctx, pod("a-unscheduled"))
+            await store.create(ctx, pod("b-running", node="node-1"))
+            options = DeleteOptions()
+            await store.delete_collection(ctx, None, options, ListQuery())
+            assert options.grace_period_seconds is None
+            running = await store.get(ctx, "b-running")
+            assert running["metadata"]["deletionGracePeriodSeconds"] == 30
+            with pytest.raises(StatusError):
+                await store.get(ctx, "a-unscheduled")
         finally:
             await kv.close()
 
