@@ -370,6 +370,17 @@ def test_etcd3_requires_servers():
     assert errors_for("--storage-backend=etcd3", "--etcd-servers=http://127.0.0.1:2379") == []
 
 
+def test_etcd_flags_are_refused_with_sqlite():
+    """With the SQLite backend the etcd connection flags would do nothing."""
+    etcd = ("--etcd-servers=http://127.0.0.1:2379", "--etcd-prefix=/other", "--etcd-cafile=ca.crt")
+    assert errors_for(*etcd) == [
+        "--etcd-servers is only used with --storage-backend=etcd3",
+        "--etcd-prefix is only used with --storage-backend=etcd3",
+        "--etcd-cafile is only used with --storage-backend=etcd3",
+    ]
+    assert errors_for("--etcd-prefix=/registry") == []
+
+
 def test_token_auth_file(tmp_path):
     missing = tmp_path / "missing.csv"
     assert errors_for(f"--token-auth-file={missing}") == [

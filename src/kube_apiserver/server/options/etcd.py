@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from kube_apiserver.apimachinery.gostrconv import quote
 from kube_apiserver.cli.flagset import FlagSet
 
 STORAGE_TYPE_SQLITE = "sqlite"
@@ -16,6 +17,7 @@ STORAGE_TYPE_ETCD3 = "etcd3"
 STORAGE_TYPES = (STORAGE_TYPE_ETCD3, STORAGE_TYPE_SQLITE)
 DEFAULT_STORAGE_TYPE = STORAGE_TYPE_SQLITE
 DATA_DIR_ENV = "KUBE_APISERVER_DATA_DIR"
+DEFAULT_ETCD_PREFIX = "/registry"  # SQLite's keys are always under it
 
 
 def default_data_dir() -> str:
@@ -28,7 +30,7 @@ def default_data_dir() -> str:
 class EtcdOptions:
     storage_backend: str = DEFAULT_STORAGE_TYPE
     etcd_servers: list[str] = field(default_factory=list)
-    etcd_prefix: str = "/registry"
+    etcd_prefix: str = DEFAULT_ETCD_PREFIX
     etcd_keyfile: str = ""
     etcd_certfile: str = ""
     etcd_cafile: str = ""
@@ -85,8 +87,23 @@ class EtcdOptions:
         if self.compaction_interval < 0:
             errors.append("--etcd-compaction-interval can not be negative value")
         if self.data_dir and os.path.exists(self.data_dir) and not os.path.isdir(self.data_dir):
-            errors.append(f"--data-dir {self.data_dir!r} is not a directory")
+            errors.append(f"--data-dir {quote(self.data_dir)} is not a directory")
+        if self.storage_backend == STORAGE_TYPE_SQLITE:
+            errors.extend(
+                f"--{flag} is only used with --storage-backend=etcd3" for flag in self._etcd_flags_set()
+            )
         return errors
+
+    def _etcd_flags_set(self) -> list[str]:
+        """The etcd connection flags given: with SQLite they would do nothing, so they are refused."""
+        given = {
+            "etcd-servers": bool(self.etcd_servers),
+            "etcd-prefix": self.etcd_prefix != DEFAULT_ETCD_PREFIX,
+            "etcd-keyfile": bool(self.etcd_keyfile),
+            "etcd-certfile": bool(self.etcd_certfile),
+            "etcd-cafile": bool(self.etcd_cafile),
+        }
+        return [flag for flag, is_set in given.items() if is_set]
 
 
 _STORAGE_BACKEND_HELP = (
