@@ -61,6 +61,8 @@ MESSAGES: dict[str, dict[int, Field]] = {
     name: {f[0]: _field(*f) for f in fields} for name, fields in _MESSAGE_TABLE.items()}
 ORDERED: dict[str, tuple[Field, ...]] = {
     name: tuple(sorted(fields.values(), key=lambda f: f.number)) for name, fields in MESSAGES.items()}
+BY_NAME: dict[str, dict[str, Field]] = {
+    name: {f.name: f for f in fields.values() if not f.inline} for name, fields in MESSAGES.items()}
 GROUP_VERSIONS = frozenset(key.split(" ", 1)[0] for key in KINDS)
 
 
@@ -94,23 +96,31 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def _fields(data: bytes) -> list[tuple[int, int, Any]]:
+    """(number, wire type, value) of each field; one-byte keys, lengths and varints read inline."""
     out: list[tuple[int, int, Any]] = []
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
+    pos, size = 0, len(data)
+    while pos < size:
+        key = data[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _varint(data, pos)
         number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            if pos + length > len(data):
-                raise ValueError("unexpected EOF")
-            value, pos = data[pos:pos + length], pos + length
+        if wire == 2 or wire == 0:
+            if pos < size and data[pos] < 0x80:
+                value, pos = data[pos], pos + 1
+            else:
+                value, pos = _varint(data, pos)
+            if wire == 2:
+                end = pos + value
+                if end > size:
+                    raise ValueError("unexpected EOF")
+                value, pos = data[pos:end], end
         elif wire in (1, 5):
-            size = 8 if wire == 1 else 4
-            if pos + size > len(data):
+            end = pos + (8 if wire == 1 else 4)
+            if end > size:
                 raise ValueError("unexpected EOF")
-            value, pos = data[pos:pos + size], pos + size
+            value, pos = data[pos:end], end
         else:
             raise ValueError(f"illegal wireType {wire}")
         out.append((number, wire, value))
@@ -262,6 +272,8 @@ def _schema_or_strings(data: bytes) -> Any:
 
 
 def _encode_schema_or_array(value: Any) -> bytes:
+    if value is None:
+        return b""  # a nil Schema and no JSONSchemas
     if isinstance(value, list):
         return b"".join(bytes_field(2, encode_message(APIEXTENSIONS + "JSONSchemaProps", s)) for s in value)
     return bytes_field(1, encode_message(APIEXTENSIONS + "JSONSchemaProps", value or {}))
@@ -274,6 +286,8 @@ def _encode_schema_or_bool(value: Any) -> bytes:
 
 
 def _encode_schema_or_strings(value: Any) -> bytes:
+    if value is None:
+        return b""  # a nil Schema and no Property
     if isinstance(value, list):
         return b"".join(bytes_field(2, str(s).encode()) for s in value)
     return bytes_field(1, encode_message(APIEXTENSIONS + "JSONSchemaProps", value or {}))
@@ -360,9 +374,11 @@ def decode_message(name: str, data: bytes) -> dict[str, Any]:
             out.update(_value(spec.type, wire, raw))
         else:
             out[spec.name] = _value(spec.type, wire, raw)
-    for spec in descriptor.values():
-        if spec.name in out and not (spec.pointer or spec.keep_zero) and _is_zero(out[spec.name]):
-            del out[spec.name]
+    by_name = BY_NAME[name]
+    for key in [k for k, v in out.items() if _is_zero(v)]:
+        spec = by_name.get(key)  # not a field of its own: an inline struct's, already judged there
+        if spec is not None and not (spec.pointer or spec.keep_zero):
+            del out[key]
     return out
 
 
@@ -402,8 +418,13 @@ def decode(body: bytes, accepted: list[str]) -> dict[str, Any]:
 
 # ---- writing the wire format ----
 
+_SMALL_VARINTS = tuple(bytes([n]) for n in range(0x80))
+
+
 def encode_varint(value: int) -> bytes:
     """A varint; negative numbers as their 64-bit two's complement (int32 and int64 fields alike)."""
+    if 0 <= value < 0x80:
+        return _SMALL_VARINTS[value]
     value &= 0xFFFFFFFFFFFFFFFF
     out = bytearray()
     while value > 0x7F:
@@ -428,16 +449,9 @@ def double_field(number: int, value: float) -> bytes:
     return encode_varint(number << 3 | 1) + struct.pack("<d", value)
 
 
-def _encode_scalar(number: int, ftype: str, value: Any) -> bytes:
-    if ftype == "string":
-        return bytes_field(number, ("" if value is None else str(value)).encode())
-    if ftype == "bytes":
-        return bytes_field(number, base64.b64decode(value or ""))
-    if ftype == "bool":
-        return varint_field(number, int(bool(value)))
-    if ftype == "double":
-        return double_field(number, float(value or 0))
-    return varint_field(number, int(value or 0))
+def _tag(number: int, ftype: str) -> bytes:
+    wire = 0 if ftype in VARINT_TYPES else 1 if ftype == "double" else 2
+    return encode_varint(number << 3 | wire)
 
 
 def _content(ftype: str, value: Any) -> bytes:
@@ -450,32 +464,89 @@ def _content(ftype: str, value: Any) -> bytes:
     return encode_message(ftype, value if isinstance(value, dict) else {})
 
 
-def _encode_value(number: int, ftype: str, value: Any) -> bytes:
-    if ftype in SCALARS:
-        return _encode_scalar(number, ftype, value)
-    return bytes_field(number, _content(ftype, value))
+def _encode_value(tag: bytes, ftype: str, value: Any) -> bytes:
+    """One value of a field: its tag, then the value (its length first when length-delimited)."""
+    if value is None and ftype in SCALARS:  # a null in a list or map: Go's zero value
+        value = "" if ftype == "string" else b"" if ftype == "bytes" else 0
+    if ftype == "string":
+        data = (value if isinstance(value, str) else str(value)).encode()
+    elif ftype in ("int64", "int32"):
+        return tag + encode_varint(int(value))
+    elif ftype == "bool":
+        return tag + (b"\x01" if value else b"\x00")
+    elif ftype == "double":
+        return tag + struct.pack("<d", float(value))
+    elif ftype == "bytes":
+        data = base64.b64decode(value) if value else b""
+    else:
+        data = _content(ftype, value)
+    return tag + encode_varint(len(data)) + data
 
 
-def _encode_field(spec: Field, obj: dict[str, Any]) -> bytes:
-    if spec.inline:
-        return bytes_field(spec.number, encode_message(spec.type, obj))
-    value = obj.get(spec.name)
-    if spec.is_map:
-        return b"".join(bytes_field(spec.number, _encode_value(1, "string", key) + _encode_value(2, spec.type, item))
-                        for key, item in sorted((value or {}).items()))
+_MAP_KEY_TAG = _tag(1, "string")
+
+
+def _encode_present(spec: Field, tag: bytes, value: Any) -> bytes:
+    if spec.is_map:  # entries by sorted key, as gogo writes Go maps
+        value_tag = _tag(2, spec.type)
+        entries = (_encode_value(_MAP_KEY_TAG, "string", key) + _encode_value(value_tag, spec.type, item)
+                   for key, item in sorted(value.items()))
+        return b"".join(tag + encode_varint(len(entry)) + entry for entry in entries)
     if spec.repeated:
-        items = value or ()
-        if spec.packed and items:
-            return bytes_field(spec.number, b"".join(encode_varint(int(i)) for i in items))
-        return b"".join(_encode_value(spec.number, spec.type, item) for item in items)
-    if value is None and (spec.pointer or spec.type == "bytes"):
-        return b""  # a nil pointer (or []byte) is not written
-    return _encode_value(spec.number, spec.type, value)
+        if spec.packed and value:
+            data = b"".join(encode_varint(int(i)) for i in value)
+            return encode_varint(spec.number << 3 | 2) + encode_varint(len(data)) + data
+        return b"".join(_encode_value(tag, spec.type, item) for item in value)
+    return _encode_value(tag, spec.type, value)
 
 
 def encode_message(name: str, obj: dict[str, Any]) -> bytes:
-    """A message's content from its JSON form, fields in number order as gogo-protobuf writes them."""
-    return b"".join(_encode_field(spec, obj) for spec in ORDERED[name])
+    """A message's content from its JSON form, fields in number order as gogo-protobuf writes them: a field
+    left out (or null) is written as its zero value unless it is a Go pointer, a slice, a map or []byte."""
+    out = []
+    for spec, tag, zero in _PLAN[name]:
+        if spec.inline:
+            content = encode_message(spec.type, obj)
+            out.append(tag + encode_varint(len(content)) + content)
+            continue
+        value = obj.get(spec.name)
+        if value is None:
+            if zero:
+                out.append(zero)
+        else:
+            out.append(_encode_present(spec, tag, value))
+    return b"".join(out)
+
+
+def _zero(spec: Field, tag: bytes, empty: dict[str, bytes]) -> bytes:
+    """What gogo writes for a field at its zero value: nothing for a pointer, slice, map or []byte."""
+    if spec.pointer or spec.repeated or spec.is_map or spec.type == "bytes":
+        return b""
+    if spec.type == "double":
+        return tag + bytes(8)
+    if spec.type in SCALARS:
+        return tag + b"\x00"  # 0, false, or an empty string's length
+    content = _empty_content(spec.type, empty)
+    return tag + encode_varint(len(content)) + content
+
+
+def _empty_content(name: str, empty: dict[str, bytes]) -> bytes:
+    if name not in empty:
+        known = WELL_KNOWN.get(name)
+        if known is not None or name in LISTS:
+            empty[name] = known[1](None) if known is not None else b""
+        else:
+            empty[name] = b""  # a cycle goes through pointers or slices only, which write nothing
+            empty[name] = b"".join(_zero(spec, _tag(spec.number, spec.type), empty) for spec in ORDERED[name])
+    return empty[name]
+
+
+def _plan() -> dict[str, tuple[tuple[Field, bytes, bytes], ...]]:
+    """Per message, its fields in number order with their tags and zero encodings (computed once)."""
+    empty: dict[str, bytes] = {}
+    return {name: tuple((spec, _tag(spec.number, "message" if spec.is_map or spec.inline else spec.type),
+                         _zero(spec, _tag(spec.number, spec.type), empty)) for spec in fields)
+            for name, fields in ORDERED.items()}
 
 
 def envelope(api_version: str, kind: str, raw: bytes) -> bytes:
@@ -498,3 +569,6 @@ def watch_frame(event_type: str, embedded: bytes) -> bytes:
     (no envelope) whose object is the event's object encoded with its envelope."""
     event = bytes_field(1, event_type.encode()) + bytes_field(2, bytes_field(1, embedded))
     return len(event).to_bytes(4, "big") + event
+
+
+_PLAN = _plan()
