@@ -80,3 +80,26 @@ def test_a_watch_path_naming_an_object_watches_that_object(server):
     other = server.request("GET", f"{base}/one?timeoutSeconds=1&fieldSelector=metadata.name%3Danother")
     assert other.status == 400
     assert other.json()["message"] == "fieldSelector metadata.name doesn't match requested name"
+
+
+def test_a_generated_name_that_exists_is_generated_again(server, monkeypatch):
+    """createWithGenerateNameRetry, for the generic Store and for Services (whose name is generated before
+    their IPs are allocated): the generator is made to collide once."""
+    from kube_apiserver.api.core.service import store as service_store
+    from kube_apiserver.registry import store, strategy
+
+    path = "/api/v1/namespaces/default"
+    assert server.request("POST", f"{path}/configmaps", {"metadata": {"name": "gen-taken"}}).status == 201
+    service = {"spec": {"ports": [{"port": 80}]}}
+    assert server.request("POST", f"{path}/services", {**service, "metadata": {"name": "gen-taken"}}).status == 201
+    for collection in ("configmaps", "services"):
+        names = iter(["gen-taken", f"gen-{collection}"])
+        for module in (store, strategy, service_store):
+            monkeypatch.setattr(module, "generate_name", lambda prefix, names=names: next(names))
+        body = {**(service if collection == "services" else {}), "metadata": {"generateName": "gen-"}}
+        created = server.request("POST", f"{path}/{collection}", body)
+        assert created.status == 201, created.body
+        assert created.json()["metadata"]["name"] == f"gen-{collection}"
+    ips = server.request("GET", "/apis/networking.k8s.io/v1/ipaddresses").json()["items"]
+    owners = {i["spec"]["parentRef"]["name"] for i in ips if i["spec"]["parentRef"]["namespace"] == "default"}
+    assert {"gen-taken", "gen-services"} <= owners

@@ -4,13 +4,14 @@ Service releases them and takes its Endpoints with it (afterDelete)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ....apimachinery import errors
 from ....registry.context import Context
 from ....registry.options import DeleteOptions
 from ....registry.rest import UpdatedObjectInfo, ValidateObjectFunc, ValidateObjectUpdateFunc
-from ....registry.store import Store
+from ....registry.store import GENERATE_NAME_RETRIES, Store
 from ....registry.strategy import generate_name
 from .alloc import Allocators, Transaction
 from .prepare import normalize_cluster_ips, patch_allocated_values
@@ -34,14 +35,27 @@ class ServiceStore(Store):
 
     async def create(self, ctx: Context, obj: Object, create_validation: ValidateObjectFunc | None = None,
                      options: dict[str, Any] | None = None) -> Object:
-        txn = await self._begin_create(ctx, obj)
-        try:
-            out = await super().create(ctx, obj, create_validation, options)
-        except BaseException:
-            await txn.revert()
-            raise
-        await txn.commit()
-        return out
+        """A name generated from generateName that exists already is generated again, from the request's
+        object and with new allocations (createWithGenerateNameRetry); a name the client gave is kept."""
+        meta = obj.get("metadata") or {}
+        retries = GENERATE_NAME_RETRIES - 1 if not meta.get("name") and meta.get("generateName") else 0
+        requested = copy.deepcopy(obj) if retries else obj
+        while True:
+            txn = await self._begin_create(ctx, obj)
+            try:
+                out = await super().create(ctx, obj, create_validation, options)
+            except errors.StatusError as err:
+                await txn.revert()
+                if err.reason != "AlreadyExists" or not retries:
+                    raise
+                retries -= 1
+                obj = copy.deepcopy(requested)
+                continue
+            except BaseException:
+                await txn.revert()
+                raise
+            await txn.commit()
+            return out
 
     async def update(self, ctx: Context, name: str, obj_info: UpdatedObjectInfo,
                      create_validation: ValidateObjectFunc | None = None,
