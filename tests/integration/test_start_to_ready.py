@@ -13,7 +13,8 @@ import textwrap
 # Imported only when a webhook, proxy or aggregated API is called, an upgrade is asked for, or a CRD is
 # written or served.
 NOT_AT_START = ["aiohttp", "yarl", "wsproto", "kubernetes_validate", "jsonschema",
-                "kube_apiserver.apiextensions.validation.crd", "kube_apiserver.apiextensions.schema.structural"]
+                "kube_apiserver.apiextensions.validation.crd", "kube_apiserver.apiextensions.schema.structural",
+                "kube_apiserver.apimachinery.protobuf_messages"]
 # Starts the server in a fresh interpreter, waits for /readyz 200, then lists the modules whose code ran.
 SCRIPT = textwrap.dedent("""
     import asyncio, json, ssl, sys, types, urllib.request

@@ -26,8 +26,16 @@ import orjson
 from . import errors, goduration
 from .protobuf_messages import KINDS, LISTS
 from .protobuf_messages import MESSAGES as _MESSAGE_TABLE
+from .protowire import (  # noqa: F401 - the wire helpers are used from here too
+    MAGIC,
+    bytes_field,
+    double_field,
+    encode_varint,
+    fields_of,
+    read_varint,
+    varint_field,
+)
 
-MAGIC = b"k8s\x00"
 META = "k8s.io.apimachinery.pkg.apis.meta.v1."
 APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
 RAW_EXTENSION = "k8s.io.apimachinery.pkg.runtime.RawExtension"
@@ -80,53 +88,6 @@ def has_group_version(api_version: str) -> bool:
 
 # ---- reading the wire format ----
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("unexpected EOF")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint overflow")
-
-
-def _fields(data: bytes) -> list[tuple[int, int, Any]]:
-    """(number, wire type, value) of each field; one-byte keys, lengths and varints read inline."""
-    out: list[tuple[int, int, Any]] = []
-    pos, size = 0, len(data)
-    while pos < size:
-        key = data[pos]
-        if key < 0x80:
-            pos += 1
-        else:
-            key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 2 or wire == 0:
-            if pos < size and data[pos] < 0x80:
-                value, pos = data[pos], pos + 1
-            else:
-                value, pos = _varint(data, pos)
-            if wire == 2:
-                end = pos + value
-                if end > size:
-                    raise ValueError("unexpected EOF")
-                value, pos = data[pos:end], end
-        elif wire in (1, 5):
-            end = pos + (8 if wire == 1 else 4)
-            if end > size:
-                raise ValueError("unexpected EOF")
-            value, pos = data[pos:end], end
-        else:
-            raise ValueError(f"illegal wireType {wire}")
-        out.append((number, wire, value))
-    return out
-
-
 def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >= 1 << (bits - 1) else value
 
@@ -157,7 +118,7 @@ GO_ZERO_TIME_SECONDS = -62135596800  # 0001-01-01T00:00:00Z, Go's zero time: JSO
 
 def _timestamp(data: bytes) -> tuple[int, int]:
     seconds = nanos = 0
-    for number, _, value in _fields(data):
+    for number, _, value in fields_of(data):
         if number == 1:
             seconds = _signed(value, 64)
         elif number == 2:
@@ -221,7 +182,7 @@ def _encode_time(value: Any, micro: bool) -> bytes:
 
 def _int_or_string(data: bytes) -> int | str:
     kind, int_val, str_val = 0, 0, ""
-    for number, _, value in _fields(data):
+    for number, _, value in fields_of(data):
         if number == 1:
             kind = value
         elif number == 2:
@@ -238,7 +199,7 @@ def _encode_int_or_string(value: Any) -> bytes:
 
 
 def _raw_json(data: bytes) -> Any:
-    raw = next((v for n, _, v in _fields(data) if n == 1), b"")
+    raw = next((v for n, _, v in fields_of(data) if n == 1), b"")
     if raw.startswith(MAGIC):
         return decode(raw, [])  # an embedded object sent as protobuf
     return orjson.loads(raw) if raw else None
@@ -250,7 +211,7 @@ def _encode_raw_json(value: Any) -> bytes:
 
 def _schema_or_array(data: bytes) -> Any:
     """JSONSchemaPropsOrArray: the list of schemas when there are some, else the schema."""
-    fields = _fields(data)
+    fields = fields_of(data)
     schemas = [decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 2]
     schema = next((decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 1), None)
     return schemas or schema
@@ -258,14 +219,14 @@ def _schema_or_array(data: bytes) -> Any:
 
 def _schema_or_bool(data: bytes) -> Any:
     """JSONSchemaPropsOrBool: the schema when there is one, else the boolean."""
-    fields = _fields(data)
+    fields = fields_of(data)
     schema = next((decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 2), None)
     return schema if schema is not None else any(bool(v) for n, _, v in fields if n == 1)
 
 
 def _schema_or_strings(data: bytes) -> Any:
     """JSONSchemaPropsOrStringArray: the strings when there are some, else the schema."""
-    fields = _fields(data)
+    fields = fields_of(data)
     strings = [v.decode() for n, _, v in fields if n == 2]
     schema = next((decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 1), None)
     return strings or schema
@@ -294,11 +255,11 @@ def _encode_schema_or_strings(value: Any) -> bytes:
 
 
 def _quantity(data: bytes) -> str:
-    return next((v.decode() for n, _, v in _fields(data) if n == 1), "0")
+    return next((v.decode() for n, _, v in fields_of(data) if n == 1), "0")
 
 
 def _duration(data: bytes) -> str:
-    return goduration.format_duration_ns(next((_signed(v, 64) for n, _, v in _fields(data) if n == 1), 0))
+    return goduration.format_duration_ns(next((_signed(v, 64) for n, _, v in fields_of(data) if n == 1), 0))
 
 
 def _encode_duration(value: Any) -> bytes:
@@ -339,7 +300,7 @@ def _value(ftype: str, wire: int, value: Any) -> Any:
 def _map_entry(value_type: str, data: bytes) -> tuple[str, Any]:
     key, val = "", "" if value_type in ("string", "bytes") else None
     found = False
-    for number, wire, raw in _fields(data):
+    for number, wire, raw in fields_of(data):
         if number == 1:
             key = raw.decode()
         elif number == 2:
@@ -358,7 +319,7 @@ def decode_message(name: str, data: bytes) -> dict[str, Any]:
     if descriptor is None:
         raise ValueError(f"no protobuf description of {name}")
     out: dict[str, Any] = {}
-    for number, wire, raw in _fields(data):
+    for number, wire, raw in fields_of(data):
         spec = descriptor.get(number)
         if spec is None:
             continue  # unknown fields are dropped, as the generated Go code does
@@ -385,14 +346,14 @@ def decode_message(name: str, data: bytes) -> dict[str, Any]:
 def _packed_varints(data: bytes) -> list[int]:
     values, pos = [], 0
     while pos < len(data):
-        value, pos = _varint(data, pos)
+        value, pos = read_varint(data, pos)
         values.append(value)
     return values
 
 
 def _envelope(body: bytes) -> tuple[str, str, bytes]:
-    envelope = {n: v for n, _, v in _fields(body[len(MAGIC):])}
-    type_meta = {n: v.decode() for n, _, v in _fields(envelope.get(1, b""))}
+    envelope = {n: v for n, _, v in fields_of(body[len(MAGIC):])}
+    type_meta = {n: v.decode() for n, _, v in fields_of(envelope.get(1, b""))}
     return type_meta.get(1, ""), type_meta.get(2, ""), envelope.get(2, b"")
 
 
@@ -417,37 +378,6 @@ def decode(body: bytes, accepted: list[str]) -> dict[str, Any]:
 
 
 # ---- writing the wire format ----
-
-_SMALL_VARINTS = tuple(bytes([n]) for n in range(0x80))
-
-
-def encode_varint(value: int) -> bytes:
-    """A varint; negative numbers as their 64-bit two's complement (int32 and int64 fields alike)."""
-    if 0 <= value < 0x80:
-        return _SMALL_VARINTS[value]
-    value &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def varint_field(number: int, value: int) -> bytes:
-    """A varint field (wire type 0): int32, int64, bool, enum."""
-    return encode_varint(number << 3) + encode_varint(value)
-
-
-def bytes_field(number: int, data: bytes) -> bytes:
-    """A length-delimited field (wire type 2): string, bytes, an embedded message."""
-    return encode_varint(number << 3 | 2) + encode_varint(len(data)) + data
-
-
-def double_field(number: int, value: float) -> bytes:
-    """A 64-bit field (wire type 1) holding a double."""
-    return encode_varint(number << 3 | 1) + struct.pack("<d", value)
-
 
 def _tag(number: int, ftype: str) -> bytes:
     wire = 0 if ftype in VARINT_TYPES else 1 if ftype == "double" else 2

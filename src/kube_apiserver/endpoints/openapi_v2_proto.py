@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..apimachinery.protobuf import bytes_field, double_field, varint_field
+from ..apimachinery.protowire import bytes_field, double_field, varint_field
 
 Spec = dict[str, tuple[int, str]]
 

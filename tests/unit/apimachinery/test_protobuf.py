@@ -142,8 +142,8 @@ def test_encoding_is_gogo_order_with_empty_fields_written():
     api_version, kind, raw = protobuf._envelope(body)
     assert (api_version, kind) == ("v1", "ConfigMap")
     assert body.endswith(field(3, b"") + field(4, b""))  # the Unknown's empty contentEncoding, contentType
-    meta = protobuf._fields(raw)[0][2]
-    numbers = [n for n, _, _ in protobuf._fields(meta)]
+    meta = protobuf.fields_of(raw)[0][2]
+    numbers = [n for n, _, _ in protobuf.fields_of(meta)]
     assert numbers == [1, 2, 3, 4, 5, 6, 7, 8]  # name ... generation, creationTimestamp (an empty Time)
     assert protobuf.decode(body, []) == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
 
