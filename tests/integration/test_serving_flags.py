@@ -116,3 +116,13 @@ def test_shutdown_answers_retry_after_while_watches_drain(tmp_path):
     srv.stop()
     assert answers and answers[-1][0] == 429, answers
     assert (answers[-1][1]["retry-after"], answers[-1][1]["connection"]) == ("5", "close")
+
+
+def test_request_timeout_is_a_go_duration(server):
+    """client-go writes ?timeout= with Go's Duration.String (90 s is "1m30s")."""
+    assert server.request("GET", "/api/v1/namespaces?timeout=1m30s").status == 200
+    refused = server.request("GET", "/api/v1/namespaces?timeout=90")
+    assert refused.status == 400
+    assert refused.json()["message"] == (
+        'invalid timeout specified in the request URL - time: missing unit in duration "90"'
+    )
