@@ -180,3 +180,37 @@ def test_delete_and_deletecollection_in_protobuf(server, created, key):
                            delete_options(api_version), PB_HEADERS)
     assert swept.status == 200, swept.body[:500]
     assert decoded(swept)["kind"] == f"{kind}List"
+
+
+def test_subresources_in_protobuf(server):
+    """What controllers send to subresources: a Scale (PUT), an Eviction with its DeleteOptions, a
+    TokenRequest; each answered in protobuf."""
+    ns = "/api/v1/namespaces/default"
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pb-scale"},
+                  "spec": {"selector": {"matchLabels": {"app": "pb"}}, "template": {
+                      "metadata": {"labels": {"app": "pb"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    assert server.request("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status == 201
+    scale_path = "/apis/apps/v1/namespaces/default/deployments/pb-scale/scale"
+    scale = decoded(server.request("GET", scale_path, headers={"Accept": PB}))
+    assert (scale["apiVersion"], scale["kind"], scale["spec"]) == ("autoscaling/v1", "Scale", {"replicas": 1})
+    scale["spec"]["replicas"] = 3
+    scaled = server.request("PUT", scale_path, protobuf.encode(scale), PB_HEADERS)
+    assert scaled.status == 200 and decoded(scaled)["spec"] == {"replicas": 3}
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pb-evict"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert server.request("POST", f"{ns}/pods", pod).status == 201
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "pb-evict"},
+                "deleteOptions": {"gracePeriodSeconds": 0}}
+    evicted = server.request("POST", f"{ns}/pods/pb-evict/eviction", protobuf.encode(eviction), PB_HEADERS)
+    assert evicted.status == 201 and decoded(evicted)["status"] == "Success"
+    assert server.request("GET", f"{ns}/pods/pb-evict").status == 404
+
+    wait_for(lambda: server.request("GET", f"{ns}/serviceaccounts/default").status == 200)
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "metadata": {},
+               "spec": {"audiences": ["pb"], "expirationSeconds": 3600}}
+    token = server.request("POST", f"{ns}/serviceaccounts/default/token", protobuf.encode(request), PB_HEADERS)
+    assert token.status == 201
+    got = decoded(token)
+    assert got["kind"] == "TokenRequest" and got["status"]["token"].count(".") == 2
+    assert got["spec"]["audiences"] == ["pb"]
