@@ -53,6 +53,9 @@ def test_create_only_subresources_refuse_a_table_before_acting(server):
                "target": {"kind": "Node", "name": "node-1"}}
     assert server.request("POST", f"{pods}/table-evict/binding", binding, {"Accept": TABLE}).json() == NOT_ACCEPTABLE
     assert not server.request("GET", f"{pods}/table-evict").json()["spec"].get("nodeName")
+    log = server.request("GET", f"{pods}/table-evict/log", headers={"Accept": TABLE})  # a getter, not a stream
+    assert log.status == 406 and log.json() == NOT_ACCEPTABLE
+    assert server.request("GET", f"{pods}/table-evict/log").status == 200
     token = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
     answer = server.request("POST", "/api/v1/namespaces/default/serviceaccounts/default/token", token,
                             {"Accept": TABLE})

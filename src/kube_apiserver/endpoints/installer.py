@@ -56,9 +56,10 @@ class ResourceRoutes:
         handler = self.handlers.get(req.info.verb) or self.handlers.get("connect")
         if handler is None:
             raise errors.method_not_supported(self.scope.info.resource, self.scope.info.group, req.info.verb)
-        if self.scope.table is None and handler is not connect.connect:
-            # The handlers negotiate the response first (NegotiateOutputMediaType): a Table asked of a storage
-            # that converts none is not acceptable, before the request does anything.
+        if self.scope.table is None and "connect" not in getattr(self.scope.storage, "connect_verbs", ()):
+            # The handlers negotiate the response first (NegotiateOutputMediaType; connecters that stream,
+            # exec or proxy, do not): a Table asked of a storage that converts none is not acceptable, before
+            # the request does anything.
             negotiation.negotiate(req.headers.get("accept", ""), self.scope.conversions, protobuf=True)
         return await handler(self.scope, req)
 
