@@ -113,7 +113,14 @@ def test_custom_resources_answer_json_and_refuse_protobuf(server, created):
     backups = BACKUPS
     listed = server.request("GET", backups, headers={"Accept": f"{PB}, application/json"})
     assert listed.status == 200 and listed.headers["content-type"] == "application/json"
-    assert server.request("GET", backups, headers={"Accept": PB}).status == 406
+    refused = server.request("GET", backups, headers={"Accept": PB})
+    assert refused.status == 406 and refused.json()["message"] == (
+        "only the following media types are accepted: application/json, application/yaml")
+    missing = server.request("GET", f"{backups}/absent", headers={"Accept": f"{PB}, application/json"})
+    assert missing.status == 404 and missing.json()["reason"] == "NotFound"  # the handler's Status: JSON
+    # Errors before any handler (here: no such group) come from the server's own serializers, protobuf too.
+    unknown = server.request("GET", "/apis/nothing.example.com/v1/things", headers={"Accept": PB})
+    assert unknown.status == 404 and decoded(unknown)["reason"] == "NotFound"
     body = protobuf.envelope("corpus.example.com/v1", "Backup", b"")
     assert server.request("POST", backups, body, {"Content-Type": PB}).status == 415
 

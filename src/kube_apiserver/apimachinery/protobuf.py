@@ -71,7 +71,6 @@ ORDERED: dict[str, tuple[Field, ...]] = {
     name: tuple(sorted(fields.values(), key=lambda f: f.number)) for name, fields in MESSAGES.items()}
 BY_NAME: dict[str, dict[str, Field]] = {
     name: {f.name: f for f in fields.values() if not f.inline} for name, fields in MESSAGES.items()}
-GROUP_VERSIONS = frozenset(key.split(" ", 1)[0] for key in KINDS)
 
 
 def message_of(api_version: str, kind: str) -> str | None:
@@ -80,10 +79,6 @@ def message_of(api_version: str, kind: str) -> str | None:
 
 def has_kind(api_version: str, kind: str) -> bool:
     return f"{api_version} {kind}" in KINDS
-
-
-def has_group_version(api_version: str) -> bool:
-    return api_version in GROUP_VERSIONS
 
 
 # ---- reading the wire format ----

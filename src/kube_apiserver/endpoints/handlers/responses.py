@@ -17,8 +17,13 @@ log = logging.getLogger("kube_apiserver")
 
 def media_for(req: Request, scope: RequestScope) -> negotiation.MediaType:
     # Built-in kinds have a protobuf form; custom resources' serializers offer only JSON and YAML.
-    media = negotiation.negotiate(req.headers.get("accept", ""), scope.conversions,
-                                  protobuf=not scope.custom_resource)
+    try:
+        media = negotiation.negotiate(req.headers.get("accept", ""), scope.conversions,
+                                      protobuf=not scope.custom_resource)
+    except errors.StatusError:
+        if scope.custom_resource:
+            raise errors.not_acceptable([negotiation.JSON, negotiation.YAML]) from None
+        raise
     if not media.pretty and media.media == negotiation.JSON and negotiation.pretty_requested(req):
         media = negotiation.MediaType(media.media, media.convert, media.group, media.version, True)
     return media
@@ -103,17 +108,9 @@ def warning_headers(req: Request) -> list[tuple[str, str]]:
 
 
 def _status_as_protobuf(req: Request, accept: str) -> bool:
-    """Whether a Status may be written as protobuf: not for a custom resource's group version, whose
-    serializer has no protobuf (built-in group versions and non-resource paths have it)."""
-    if "protobuf" not in accept:
-        return False
-    info = req.info
-    if info is None or not getattr(info, "is_resource_request", False):
-        return True
-    from ...apimachinery import protobuf  # loaded by the first protobuf client
-
-    version = f"{info.api_group}/{info.api_version}" if info.api_group else info.api_version
-    return protobuf.has_group_version(version)
+    """Whether a Status may be written as protobuf: not by a custom resource's handler, whose serializer
+    has none (filters' errors, 401 and 403 included, and built-in resources' have it)."""
+    return "protobuf" in accept and not req.values.get("custom_resource")
 
 
 def write_status_error(req: Request, err: errors.StatusError) -> Response:

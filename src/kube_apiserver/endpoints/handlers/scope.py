@@ -66,6 +66,8 @@ class RequestScope:
 
     def context(self, req: Request, dry_run: bool = False) -> Context:
         namespace = req.info.namespace if self.info.namespaced else ""
+        if self.custom_resource:
+            req.values["custom_resource"] = True  # its errors are written as JSON: no protobuf serializer
         # Warnings a strategy adds (WarningsOnCreate/WarningsOnUpdate) are returned as Warning headers.
         return Context(namespace, req.user or ANONYMOUS, dry_run, req.param("fieldManager"),
                        warnings=req.values.setdefault("warnings", []))
