@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..apimachinery import errors, serializer
+from ..apimachinery import errors, gostrconv, serializer
 from .http import Request
 
 JSON, YAML, PROTOBUF = serializer.JSON, serializer.YAML, serializer.PROTOBUF
@@ -13,7 +13,6 @@ ACCEPTED = [JSON, YAML, PROTOBUF]
 PROTOBUF_CONVERSIONS = frozenset({"", "PartialObjectMetadata", "PartialObjectMetadataList"})
 # User agents of people (browsers, curl, wget) get indented JSON (negotiation.isPrettyPrint).
 PRETTY_USER_AGENT_PREFIXES = ("curl", "Wget", "Mozilla/5.0")
-_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +93,10 @@ def pretty_requested(req: Request) -> bool:
     being false); otherwise people's user agents get indented JSON."""
     value = req.param("pretty")
     if value:
-        return value in _GO_TRUE
+        try:
+            return gostrconv.parse_bool(value)
+        except ValueError:
+            return False
     return req.headers.get("user-agent", "").startswith(PRETTY_USER_AGENT_PREFIXES)
 
 
