@@ -32,8 +32,15 @@ META = "k8s.io.apimachinery.pkg.apis.meta.v1"
 ALWAYS = (META, "k8s.io.apimachinery.pkg.runtime")
 # metav1.AddToGroupVersion registers these in every group version (a DeleteOptions of apps/v1 is
 # meta's), and Status with the discovery documents unversioned, as v1.
-IN_EVERY_GROUP_VERSION = ("ListOptions", "GetOptions", "DeleteOptions", "CreateOptions", "UpdateOptions",
-                          "PatchOptions", "WatchEvent")
+IN_EVERY_GROUP_VERSION = (
+    "ListOptions",
+    "GetOptions",
+    "DeleteOptions",
+    "CreateOptions",
+    "UpdateOptions",
+    "PatchOptions",
+    "WatchEvent",
+)
 UNVERSIONED = ("Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList")
 
 REPEATED, POINTER, INLINE, PACKED, EMPTY_KEPT = 1, 2, 4, 8, 16
@@ -46,8 +53,9 @@ RUNTIME_OBJECT = "+k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.O
 
 
 def _git(git_dir: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "--git-dir", git_dir, *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def _tag(tags: str, key: str) -> str | None:
@@ -73,8 +81,11 @@ def _struct_fields(lines: list[str], start: int) -> tuple[dict[str, str], int]:
         go_type = tokens[-1]
         json_name, *json_options = (_tag(tags, "json") or "").split(",")
         inline = "inline" in json_options
-        flags = ("*" if go_type.startswith("*") else "") + ("^" if inline else "") \
+        flags = (
+            ("*" if go_type.startswith("*") else "")
+            + ("^" if inline else "")
             + ("!" if not inline and "omitempty" not in json_options else "")
+        )
         proto_name = re.search(r"name=(\w+)", proto)
         if json_name and proto_name and proto_name.group(1) != json_name:
             flags += "=" + json_name
@@ -116,8 +127,12 @@ def extract_go_facts(sources: list[str], packages: set[str]) -> dict[str, Any]:
         for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
             directory, _, name = path.rpartition("/")
             package = f"{prefix}.{directory.replace('/', '.')}"
-            if package not in packages or not name.endswith(".go") or name.endswith("_test.go") \
-                    or name.startswith(("zz_generated", "generated")):
+            if (
+                package not in packages
+                or not name.endswith(".go")
+                or name.endswith("_test.go")
+                or name.startswith(("zz_generated", "generated"))
+            ):
                 continue
             text = _git(git_dir, "show", f"{commit}:{path}")
             entry = out.setdefault(package, {"group": None, "structs": {}, "kinds": [], "lists": []})
@@ -130,13 +145,16 @@ def extract_go_facts(sources: list[str], packages: set[str]) -> dict[str, Any]:
             entry["lists"] = sorted({*entry["lists"], *facts["lists"]})
     for entry in out.values():
         # Only what differs from a plain field is kept: the facts file stays readable.
-        entry["structs"] = {name: {n: f for n, f in sorted(fields.items(), key=lambda i: int(i[0])) if f}
-                            for name, fields in sorted(entry["structs"].items())}
+        entry["structs"] = {
+            name: {n: f for n, f in sorted(fields.items(), key=lambda i: int(i[0])) if f}
+            for name, fields in sorted(entry["structs"].items())
+        }
         entry["structs"] = {name: fields for name, fields in entry["structs"].items() if fields}
     return dict(sorted(out.items()))
 
 
 # ---- the table ----
+
 
 def _qualify(package: str, ftype: str) -> str:
     if ftype.startswith("map<"):
@@ -160,7 +178,9 @@ def _references(package: str, fields: list[list[Any]]) -> set[str]:
     return refs
 
 
-def _served_packages(proto: dict[str, Any], facts: dict[str, Any], resources: list[dict[str, Any]]) -> set[str]:
+def _served_packages(
+    proto: dict[str, Any], facts: dict[str, Any], resources: list[dict[str, Any]]
+) -> set[str]:
     served = {(r["group"], r["version"]) for r in resources}
     return {p for p, f in facts.items() if (f.get("group"), p.rsplit(".", 1)[1]) in served} | set(ALWAYS)
 
@@ -184,7 +204,9 @@ def _api_version(group: str | None, package: str) -> str:
     return f"{group}/{version}" if group else version
 
 
-def build_table(proto: dict[str, Any], facts: dict[str, Any], resources: list[dict[str, Any]]) -> dict[str, Any]:
+def build_table(
+    proto: dict[str, Any], facts: dict[str, Any], resources: list[dict[str, Any]]
+) -> dict[str, Any]:
     messages: dict[str, list[tuple[int, str, str, int]]] = {}
     for name in sorted(_closure(proto, _served_packages(proto, facts, resources))):
         package, _, message = name.rpartition(".")
@@ -194,9 +216,13 @@ def build_table(proto: dict[str, Any], facts: dict[str, Any], resources: list[di
             json_name, number, ftype, label = spec[:4]
             marks, _, go_json_name = go.get(str(number), "").partition("=")
             json_name = go_json_name or json_name
-            flags = (REPEATED if label == "repeated" else 0) | (POINTER if "*" in marks else 0) \
-                | (INLINE if "^" in marks else 0) | (PACKED if "packed" in spec[4:] else 0) \
+            flags = (
+                (REPEATED if label == "repeated" else 0)
+                | (POINTER if "*" in marks else 0)
+                | (INLINE if "^" in marks else 0)
+                | (PACKED if "packed" in spec[4:] else 0)
                 | (EMPTY_KEPT if "!" in marks else 0)
+            )
             fields.append((number, json_name, _qualify(package, ftype), flags))
         messages[name] = fields
     kinds: dict[str, str] = {}
@@ -217,17 +243,19 @@ def build_table(proto: dict[str, Any], facts: dict[str, Any], resources: list[di
 
 
 def render(table: dict[str, Any], source: dict[str, Any]) -> str:
-    out = ['"""Protobuf messages of the API: GENERATED by hack/gen_protobuf.py, do not edit.',
-           "",
-           "From the generated.proto files of",
-           *(f"- {module} {info['tag']} ({info['commit']})," for module, info in sorted(source.items())),
-           "and hack/protobuf_go_facts.json (Go pointers, inline structs, named slices, kinds). MESSAGES maps a",
-           "message, by proto package, to its fields (number, JSON name, type, flags: 1 repeated, 2 Go pointer,",
-           "4 inline struct, 8 packed, 16 no omitempty: JSON has it even when zero); KINDS maps",
-           '"apiVersion kind" to the message of that kind."""',
-           "",
-           "# fmt: off",
-           "MESSAGES: dict[str, tuple[tuple[int, str, str, int], ...]] = {"]
+    out = [
+        '"""Protobuf messages of the API: GENERATED by hack/gen_protobuf.py, do not edit.',
+        "",
+        "From the generated.proto files of",
+        *(f"- {module} {info['tag']} ({info['commit']})," for module, info in sorted(source.items())),
+        "and hack/protobuf_go_facts.json (Go pointers, inline structs, named slices, kinds). MESSAGES maps a",
+        "message, by proto package, to its fields (number, JSON name, type, flags: 1 repeated, 2 Go pointer,",
+        "4 inline struct, 8 packed, 16 no omitempty: JSON has it even when zero); KINDS maps",
+        '"apiVersion kind" to the message of that kind."""',
+        "",
+        "# fmt: off",
+        "MESSAGES: dict[str, tuple[tuple[int, str, str, int], ...]] = {",
+    ]
     for name, fields in table["messages"].items():
         out.append(f"    {name!r}: (")
         out.extend(f"        {field!r}," for field in fields)
@@ -250,8 +278,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--proto", type=Path, default=DEFAULT_PROTO)
     parser.add_argument("--resources", type=Path, default=DEFAULT_RESOURCES)
-    parser.add_argument("--go-source", action="append", default=[],
-                        help="GITDIR:COMMIT:MODULE whose types.go files give the Go facts (rewrites the facts file)")
+    parser.add_argument(
+        "--go-source",
+        action="append",
+        default=[],
+        help="GITDIR:COMMIT:MODULE whose types.go files give the Go facts (rewrites the facts file)",
+    )
     args = parser.parse_args()
     data = json.loads(args.proto.read_text())
     if args.go_source:

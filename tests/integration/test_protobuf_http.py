@@ -29,8 +29,14 @@ BACKUPS = "/apis/corpus.example.com/v1/namespaces/corpus/backups"
 
 def resource_of(obj: dict[str, Any]) -> dict[str, Any]:
     group, _, version = obj["apiVersion"].rpartition("/")
-    return next(r for r in DISCOVERY if r["group"] == group and r["version"] == version
-                and r["kind"] == obj["kind"] and "/" not in r["name"])
+    return next(
+        r
+        for r in DISCOVERY
+        if r["group"] == group
+        and r["version"] == version
+        and r["kind"] == obj["kind"]
+        and "/" not in r["name"]
+    )
 
 
 def collection(obj: dict[str, Any]) -> str:
@@ -46,8 +52,14 @@ def decoded(resp: Any) -> dict[str, Any]:
 
 
 def delete_options(api_version: str) -> bytes:
-    return protobuf.encode({"apiVersion": api_version, "kind": "DeleteOptions", "gracePeriodSeconds": 0,
-                            "propagationPolicy": "Background"})
+    return protobuf.encode(
+        {
+            "apiVersion": api_version,
+            "kind": "DeleteOptions",
+            "gracePeriodSeconds": 0,
+            "propagationPolicy": "Background",
+        }
+    )
 
 
 def samples() -> list[dict[str, Any]]:
@@ -61,13 +73,16 @@ def created(server) -> dict[str, Any]:
     for obj in samples():
         if protobuf.has_kind(obj["apiVersion"], obj["kind"]):
             out[obj["kind"] + " " + obj["apiVersion"]] = server.request(
-                "POST", collection(obj), protobuf.encode(obj), PB_HEADERS)
+                "POST", collection(obj), protobuf.encode(obj), PB_HEADERS
+            )
         else:  # the custom resource, once its definition is served
             wait_for(lambda backup=obj: server.request("POST", BACKUPS, backup).status == 201)
     return out
 
 
-BUILT_IN = [f"{o['kind']} {o['apiVersion']}" for o in samples() if protobuf.has_kind(o["apiVersion"], o["kind"])]
+BUILT_IN = [
+    f"{o['kind']} {o['apiVersion']}" for o in samples() if protobuf.has_kind(o["apiVersion"], o["kind"])
+]
 
 
 @pytest.mark.parametrize("key", BUILT_IN)
@@ -102,7 +117,12 @@ def second_sample(obj: dict[str, Any]) -> dict[str, Any]:
         second["spec"]["version"] = "v1beta2"
         meta["name"] = f"v1beta2.{obj['spec']['group']}"
     elif obj["kind"] == "CustomResourceDefinition":
-        second["spec"]["names"] = {"plural": "copies", "singular": "copy", "kind": "Copy", "listKind": "CopyList"}
+        second["spec"]["names"] = {
+            "plural": "copies",
+            "singular": "copy",
+            "kind": "Copy",
+            "listKind": "CopyList",
+        }
         meta["name"] = f"copies.{obj['spec']['group']}"
     else:
         meta["name"] += "-second"
@@ -115,7 +135,8 @@ def test_custom_resources_answer_json_and_refuse_protobuf(server, created):
     assert listed.status == 200 and listed.headers["content-type"] == "application/json"
     refused = server.request("GET", backups, headers={"Accept": PB})
     assert refused.status == 406 and refused.json()["message"] == (
-        "only the following media types are accepted: application/json, application/yaml")
+        "only the following media types are accepted: application/json, application/yaml"
+    )
     missing = server.request("GET", f"{backups}/absent", headers={"Accept": f"{PB}, application/json"})
     assert missing.status == 404 and missing.json()["reason"] == "NotFound"  # the handler's Status: JSON
     # Errors before any handler (here: no such group) come from the server's own serializers, protobuf too.
@@ -132,15 +153,24 @@ def test_list_and_status_error_in_protobuf(server, created):
     missing = server.request("GET", "/api/v1/namespaces/corpus/configmaps/absent", headers={"Accept": PB})
     status = decoded(missing)
     assert missing.status == 404 and status == {
-        "apiVersion": "v1", "kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404,
-        "message": 'configmaps "absent" not found', "details": {"name": "absent", "kind": "configmaps"}}
+        "apiVersion": "v1",
+        "kind": "Status",
+        "status": "Failure",
+        "reason": "NotFound",
+        "code": 404,
+        "message": 'configmaps "absent" not found',
+        "details": {"name": "absent", "kind": "configmaps"},
+    }
 
 
 def test_watch_frames_are_length_prefixed_watch_events(server, created):
     ctx = ssl.create_default_context(cafile=server.ca_file)
     conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=ctx, timeout=30)
-    conn.request("GET", "/api/v1/namespaces/corpus/configmaps?watch=true&timeoutSeconds=1",
-                 headers={"Accept": PB, "Authorization": f"Bearer {server.token}"})
+    conn.request(
+        "GET",
+        "/api/v1/namespaces/corpus/configmaps?watch=true&timeoutSeconds=1",
+        headers={"Accept": PB, "Authorization": f"Bearer {server.token}"},
+    )
     resp = conn.getresponse()
     assert resp.status == 200 and resp.getheader("content-type") == f"{PB};stream=watch"
     stream = resp.read()
@@ -148,7 +178,7 @@ def test_watch_frames_are_length_prefixed_watch_events(server, created):
     events = []
     while stream:
         size = int.from_bytes(stream[:4], "big")
-        frame, stream = stream[4:4 + size], stream[4 + size:]
+        frame, stream = stream[4 : 4 + size], stream[4 + size :]
         event = protobuf.decode_message(protobuf.META + "WatchEvent", frame)
         events.append((event["type"], event["object"]))
     assert events and all(kind == "ADDED" and obj["kind"] == "ConfigMap" for kind, obj in events)
@@ -162,7 +192,9 @@ def test_kubectl_sends_and_reads_protobuf(server, created):
     for sent in ("Content-Type: application/vnd.kubernetes.protobuf", "Response Status: 201 Created"):
         assert sent in made.stderr
     assert made.stderr.count("Content-Type: application/vnd.kubernetes.protobuf") == 2  # request and answer
-    assert server.request("GET", "/api/v1/namespaces/corpus/configmaps/kubectl-pb").json()["data"] == {"a": "b"}
+    assert server.request("GET", "/api/v1/namespaces/corpus/configmaps/kubectl-pb").json()["data"] == {
+        "a": "b"
+    }
     review = server.kubectl("auth", "can-i", "create", "pods", "-n", "corpus", "-v=8")
     assert review.stdout.strip() == "yes"
     assert review.stderr.count("Content-Type: application/vnd.kubernetes.protobuf") == 2
@@ -183,8 +215,12 @@ def test_delete_and_deletecollection_in_protobuf(server, created, key):
         return
     again = server.request("POST", collection(sample), protobuf.encode(second_sample(sample)), PB_HEADERS)
     assert again.status == 201, again.body[:500]
-    swept = server.request("DELETE", collection(sample) + "?labelSelector=protobuf%3Dcollection",
-                           delete_options(api_version), PB_HEADERS)
+    swept = server.request(
+        "DELETE",
+        collection(sample) + "?labelSelector=protobuf%3Dcollection",
+        delete_options(api_version),
+        PB_HEADERS,
+    )
     assert swept.status == 200, swept.body[:500]
     assert decoded(swept)["kind"] == f"{kind}List"
 
@@ -193,9 +229,18 @@ def test_subresources_in_protobuf(server):
     """What controllers send to subresources: a Scale (PUT), an Eviction with its DeleteOptions, a
     TokenRequest; each answered in protobuf."""
     ns = "/api/v1/namespaces/default"
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pb-scale"},
-                  "spec": {"selector": {"matchLabels": {"app": "pb"}}, "template": {
-                      "metadata": {"labels": {"app": "pb"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "pb-scale"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "pb"}},
+            "template": {
+                "metadata": {"labels": {"app": "pb"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+            },
+        },
+    }
     assert server.request("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status == 201
     scale_path = "/apis/apps/v1/namespaces/default/deployments/pb-scale/scale"
     scale = decoded(server.request("GET", scale_path, headers={"Accept": PB}))
@@ -204,19 +249,33 @@ def test_subresources_in_protobuf(server):
     scaled = server.request("PUT", scale_path, protobuf.encode(scale), PB_HEADERS)
     assert scaled.status == 200 and decoded(scaled)["spec"] == {"replicas": 3}
 
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pb-evict"},
-           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "pb-evict"},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+    }
     assert server.request("POST", f"{ns}/pods", pod).status == 201
-    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "pb-evict"},
-                "deleteOptions": {"gracePeriodSeconds": 0}}
+    eviction = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": "pb-evict"},
+        "deleteOptions": {"gracePeriodSeconds": 0},
+    }
     evicted = server.request("POST", f"{ns}/pods/pb-evict/eviction", protobuf.encode(eviction), PB_HEADERS)
     assert evicted.status == 201 and decoded(evicted)["status"] == "Success"
     assert server.request("GET", f"{ns}/pods/pb-evict").status == 404
 
     wait_for(lambda: server.request("GET", f"{ns}/serviceaccounts/default").status == 200)
-    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "metadata": {},
-               "spec": {"audiences": ["pb"], "expirationSeconds": 3600}}
-    token = server.request("POST", f"{ns}/serviceaccounts/default/token", protobuf.encode(request), PB_HEADERS)
+    request = {
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenRequest",
+        "metadata": {},
+        "spec": {"audiences": ["pb"], "expirationSeconds": 3600},
+    }
+    token = server.request(
+        "POST", f"{ns}/serviceaccounts/default/token", protobuf.encode(request), PB_HEADERS
+    )
     assert token.status == 201
     got = decoded(token)
     assert got["kind"] == "TokenRequest" and got["status"]["token"].count(".") == 2

@@ -60,17 +60,29 @@ class Field:
 def _field(number: int, name: str, ftype: str, flags: int) -> Field:
     is_map = ftype.startswith("map<")
     value_type = ftype[4:-1].split(",", 1)[1] if is_map else ftype
-    return Field(number, name, value_type, bool(flags & REPEATED), bool(flags & POINTER), bool(flags & INLINE),
-                 bool(flags & PACKED), bool(flags & EMPTY_KEPT) and value_type in SCALARS, is_map)
+    return Field(
+        number,
+        name,
+        value_type,
+        bool(flags & REPEATED),
+        bool(flags & POINTER),
+        bool(flags & INLINE),
+        bool(flags & PACKED),
+        bool(flags & EMPTY_KEPT) and value_type in SCALARS,
+        is_map,
+    )
 
 
 # Immutable once built: message -> its fields by number, and in number order (the order gogo writes).
 MESSAGES: dict[str, dict[int, Field]] = {
-    name: {f[0]: _field(*f) for f in fields} for name, fields in _MESSAGE_TABLE.items()}
+    name: {f[0]: _field(*f) for f in fields} for name, fields in _MESSAGE_TABLE.items()
+}
 ORDERED: dict[str, tuple[Field, ...]] = {
-    name: tuple(sorted(fields.values(), key=lambda f: f.number)) for name, fields in MESSAGES.items()}
+    name: tuple(sorted(fields.values(), key=lambda f: f.number)) for name, fields in MESSAGES.items()
+}
 BY_NAME: dict[str, dict[str, Field]] = {
-    name: {f.name: f for f in fields.values() if not f.inline} for name, fields in MESSAGES.items()}
+    name: {f.name: f for f in fields.values() if not f.inline} for name, fields in MESSAGES.items()
+}
 
 
 def message_of(api_version: str, kind: str) -> str | None:
@@ -82,6 +94,7 @@ def has_kind(api_version: str, kind: str) -> bool:
 
 
 # ---- reading the wire format ----
+
 
 def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >= 1 << (bits - 1) else value
@@ -123,8 +136,9 @@ def _timestamp(data: bytes) -> tuple[int, int]:
 
 def _rfc3339(seconds: int, micros: int | None) -> str:
     when = EPOCH + datetime.timedelta(seconds=seconds)
-    text = (f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
-            f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}")
+    text = (
+        f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
+    )
     return text + ("Z" if micros is None else f".{micros:06d}Z")
 
 
@@ -161,7 +175,11 @@ def _parse_time(text: Any) -> tuple[int, int] | None:
     year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
     fraction, zone = match.group(7) or "", match.group(8)
     when = datetime.datetime(year, month, day, hour, minute, second, tzinfo=datetime.UTC)
-    offset = 0 if zone in ("Z", "z") else (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60) * (-1 if zone[0] == "-" else 1)
+    offset = (
+        0
+        if zone in ("Z", "z")
+        else (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60) * (-1 if zone[0] == "-" else 1)
+    )
     seconds = (when - EPOCH) // datetime.timedelta(seconds=1) - offset
     return seconds, int(fraction.ljust(9, "0")) if fraction else 0
 
@@ -208,14 +226,18 @@ def _schema_or_array(data: bytes) -> Any:
     """JSONSchemaPropsOrArray: the list of schemas when there are some, else the schema."""
     fields = fields_of(data)
     schemas = [decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 2]
-    schema = next((decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 1), None)
+    schema = next(
+        (decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 1), None
+    )
     return schemas or schema
 
 
 def _schema_or_bool(data: bytes) -> Any:
     """JSONSchemaPropsOrBool: the schema when there is one, else the boolean."""
     fields = fields_of(data)
-    schema = next((decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 2), None)
+    schema = next(
+        (decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 2), None
+    )
     return schema if schema is not None else any(bool(v) for n, _, v in fields if n == 1)
 
 
@@ -223,7 +245,9 @@ def _schema_or_strings(data: bytes) -> Any:
     """JSONSchemaPropsOrStringArray: the strings when there are some, else the schema."""
     fields = fields_of(data)
     strings = [v.decode() for n, _, v in fields if n == 2]
-    schema = next((decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 1), None)
+    schema = next(
+        (decode_message(APIEXTENSIONS + "JSONSchemaProps", v) for n, _, v in fields if n == 1), None
+    )
     return strings or schema
 
 
@@ -267,7 +291,10 @@ WELL_KNOWN: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], bytes]]] = {
     META + "MicroTime": (_micro_time, lambda v: _encode_time(v, True)),
     META + "Duration": (_duration, _encode_duration),
     META + "FieldsV1": (_raw_json, _encode_raw_json),
-    "k8s.io.apimachinery.pkg.api.resource.Quantity": (_quantity, lambda v: bytes_field(1, str(v or "0").encode())),
+    "k8s.io.apimachinery.pkg.api.resource.Quantity": (
+        _quantity,
+        lambda v: bytes_field(1, str(v or "0").encode()),
+    ),
     "k8s.io.apimachinery.pkg.util.intstr.IntOrString": (_int_or_string, _encode_int_or_string),
     RAW_EXTENSION: (_raw_json, _encode_raw_json),
     APIEXTENSIONS + "JSON": (_raw_json, _encode_raw_json),
@@ -278,6 +305,7 @@ WELL_KNOWN: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], bytes]]] = {
 
 
 # ---- messages to objects ----
+
 
 def _value(ftype: str, wire: int, value: Any) -> Any:
     if ftype in SCALARS:
@@ -347,7 +375,7 @@ def _packed_varints(data: bytes) -> list[int]:
 
 
 def _envelope(body: bytes) -> tuple[str, str, bytes]:
-    envelope = {n: v for n, _, v in fields_of(body[len(MAGIC):])}
+    envelope = {n: v for n, _, v in fields_of(body[len(MAGIC) :])}
     type_meta = {n: v.decode() for n, _, v in fields_of(envelope.get(1, b""))}
     return type_meta.get(1, ""), type_meta.get(2, ""), envelope.get(2, b"")
 
@@ -355,14 +383,16 @@ def _envelope(body: bytes) -> tuple[str, str, bytes]:
 def decode(body: bytes, accepted: list[str]) -> dict[str, Any]:
     """A protobuf request body as an object with apiVersion and kind."""
     if not body.startswith(MAGIC):
-        raise errors.bad_request("provided data does not appear to be a protobuf message, expected prefix "
-                                 "[107 56 115 0]")
+        raise errors.bad_request(
+            "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
+        )
     try:
         api_version, kind, raw = _envelope(body)
         message = message_of(api_version, kind)
         if message is None:
-            raise errors.unsupported_media_type("application/vnd.kubernetes.protobuf",
-                                                [m for m in accepted if "protobuf" not in m])
+            raise errors.unsupported_media_type(
+                "application/vnd.kubernetes.protobuf", [m for m in accepted if "protobuf" not in m]
+            )
         obj = decode_message(message, raw)
     except (ValueError, struct.error, OverflowError, AttributeError, TypeError) as err:
         # Malformed bytes: a field of the wrong wire type, a bad length, invalid UTF-8 or JSON...
@@ -373,6 +403,7 @@ def decode(body: bytes, accepted: list[str]) -> dict[str, Any]:
 
 
 # ---- writing the wire format ----
+
 
 def _tag(number: int, ftype: str) -> bytes:
     wire = 0 if ftype in VARINT_TYPES else 1 if ftype == "double" else 2
@@ -414,8 +445,10 @@ _MAP_KEY_TAG = _tag(1, "string")
 def _encode_present(spec: Field, tag: bytes, value: Any) -> bytes:
     if spec.is_map:  # entries by sorted key, as gogo writes Go maps
         value_tag = _tag(2, spec.type)
-        entries = (_encode_value(_MAP_KEY_TAG, "string", key) + _encode_value(value_tag, spec.type, item)
-                   for key, item in sorted(value.items()))
+        entries = (
+            _encode_value(_MAP_KEY_TAG, "string", key) + _encode_value(value_tag, spec.type, item)
+            for key, item in sorted(value.items())
+        )
         return b"".join(tag + encode_varint(len(entry)) + entry for entry in entries)
     if spec.repeated:
         if spec.packed and value:
@@ -469,9 +502,17 @@ def _empty_content(name: str, empty: dict[str, bytes]) -> bytes:
 def _plan() -> dict[str, tuple[tuple[Field, bytes, bytes], ...]]:
     """Per message, its fields in number order with their tags and zero encodings (computed once)."""
     empty: dict[str, bytes] = {}
-    return {name: tuple((spec, _tag(spec.number, "message" if spec.is_map or spec.inline else spec.type),
-                         _zero(spec, _tag(spec.number, spec.type), empty)) for spec in fields)
-            for name, fields in ORDERED.items()}
+    return {
+        name: tuple(
+            (
+                spec,
+                _tag(spec.number, "message" if spec.is_map or spec.inline else spec.type),
+                _zero(spec, _tag(spec.number, spec.type), empty),
+            )
+            for spec in fields
+        )
+        for name, fields in ORDERED.items()
+    }
 
 
 def envelope(api_version: str, kind: str, raw: bytes) -> bytes:

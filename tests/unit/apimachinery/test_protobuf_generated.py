@@ -24,14 +24,15 @@ def test_table_is_generated_from_the_reference():
     if not gen.DEFAULT_PROTO.exists():
         pytest.skip("the reference data (../shared/api) is not here")
     data = json.loads(gen.DEFAULT_PROTO.read_text())
-    table = gen.build_table(data["packages"], json.loads(gen.FACTS.read_text()),
-                            json.loads(gen.DEFAULT_RESOURCES.read_text()))
+    table = gen.build_table(
+        data["packages"], json.loads(gen.FACTS.read_text()), json.loads(gen.DEFAULT_RESOURCES.read_text())
+    )
     assert gen.render(table, data["source"]) == gen.OUTPUT.read_text()
 
 
 def test_go_facts_from_types_go():
     """Pointers, inline structs, omitempty and JSON names come from the Go struct tags."""
-    source = '''
+    source = """
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Thing is a kind.
@@ -45,7 +46,10 @@ type Thing struct {
 }
 
 type ExtraValue []string
-'''
+"""
     facts = generator()._package_facts(source)
-    assert facts == {"structs": {"Thing": {"1": "", "2": "*", "3": "^", "4": "!", "5": "=uid"}},
-                     "kinds": ["Thing"], "lists": ["ExtraValue"]}
+    assert facts == {
+        "structs": {"Thing": {"1": "", "2": "*", "3": "^", "4": "!", "5": "=uid"}},
+        "kinds": ["Thing"],
+        "lists": ["ExtraValue"],
+    }
