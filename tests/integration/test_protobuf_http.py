@@ -200,6 +200,30 @@ def test_kubectl_sends_and_reads_protobuf(server, created):
     assert review.stderr.count("Content-Type: application/vnd.kubernetes.protobuf") == 2
 
 
+@pytest.mark.usefixtures("kubectl_available")
+def test_kubectl_drain_reads_protobuf_lists_patches_and_errors(server):
+    """kubectl drain's typed client lists the node's pods, patches the node and reads the evicted pod's 404,
+    all answered in protobuf: it finds the pod in the PodList and knows it is gone from the Status."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "pb-node"}}
+    assert server.request("POST", "/api/v1/nodes", node).status == 201
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "pb-drained"},
+        "spec": {"nodeName": "pb-node", "containers": [{"name": "c", "image": "i"}]},
+    }
+    assert server.request("POST", "/api/v1/namespaces/default/pods", pod).status == 201
+    drained = server.kubectl("drain", "pb-node", "--force", "--grace-period=0", "--timeout=20s", "-v=8")
+    assert "pod/pb-drained evicted" in drained.stdout and "node/pb-node drained" in drained.stdout
+    answers = [
+        line
+        for line in drained.stderr.splitlines()
+        if "Content-Type: application/vnd.kubernetes.protobuf" in line
+    ]
+    assert len(answers) >= 3  # the node's patch, the pod list, the pod's 404
+    assert server.request("GET", "/api/v1/namespaces/default/pods/pb-drained").status == 404
+
+
 @pytest.mark.parametrize("key", reversed(BUILT_IN))  # dependents first: a Pod's ServiceAccount outlives it
 def test_delete_and_deletecollection_in_protobuf(server, created, key):
     kind, api_version = key.split(" ")
