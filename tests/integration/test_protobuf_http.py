@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import http.client
 import json
+import random
 import ssl
 from pathlib import Path
 from typing import Any
@@ -304,3 +305,20 @@ def test_subresources_in_protobuf(server):
     got = decoded(token)
     assert got["kind"] == "TokenRequest" and got["status"]["token"].count(".") == 2
     assert got["spec"]["audiences"] == ["pb"]
+
+
+def test_mutated_protobuf_bodies_never_answer_5xx(server, created):
+    """Each sample's protobuf body with a few bytes changed: decoded and judged (2xx/4xx), never a 5xx."""
+    rng = random.Random(7)
+    answers = []
+    for obj in samples():
+        if not protobuf.has_kind(obj["apiVersion"], obj["kind"]):
+            continue
+        valid = protobuf.encode({**obj, "metadata": {**obj.get("metadata", {}), "name": "mutant"}})
+        for _ in range(3):
+            body = bytearray(valid)
+            for _ in range(rng.randint(1, 3)):
+                body[rng.randrange(len(protobuf.MAGIC), len(body))] = rng.randrange(256)
+            resp = server.request("POST", collection(obj), bytes(body), PB_HEADERS)
+            answers.append((obj["kind"], resp.status, resp.body[:200]))
+    assert [a for a in answers if a[1] >= 500] == []
