@@ -322,3 +322,23 @@ def test_mutated_protobuf_bodies_never_answer_5xx(server, created):
             resp = server.request("POST", collection(obj), bytes(body), PB_HEADERS)
             answers.append((obj["kind"], resp.status, resp.body[:200]))
     assert [a for a in answers if a[1] >= 500] == []
+
+
+def test_discovery_documents_in_protobuf(server):
+    for path, kind in (
+        ("/api", "APIVersions"),
+        ("/apis", "APIGroupList"),
+        ("/apis/apps", "APIGroup"),
+        ("/apis/apps/v1", "APIResourceList"),
+        ("/api/v1", "APIResourceList"),
+    ):
+        doc = decoded(server.request("GET", path, headers={"Accept": f"{PB}, application/json"}))
+        assert (doc["apiVersion"], doc["kind"]) == ("v1", kind)
+        assert doc == {"apiVersion": "v1", **server.request("GET", path).json()}
+    aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    answer = server.request(
+        "GET",
+        "/apis",
+        headers={"Accept": f"{PB};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,{aggregated}"},
+    )
+    assert answer.headers["content-type"] == aggregated  # no protobuf for the aggregated document here

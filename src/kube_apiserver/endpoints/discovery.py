@@ -128,10 +128,17 @@ def wants_aggregated(req: Request) -> bool:
     return media.convert == "APIGroupDiscoveryList"
 
 
+# The unaggregated documents are written by the server's own serializers, protobuf among them.
+PROTOBUF_DOCUMENTS = frozenset({"APIVersions", "APIGroupList", "APIGroup", "APIResourceList"})
+
+
 def discovery_response(req: Request, doc: dict[str, Any], content_type: str = "application/json") -> Response:
-    media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.DISCOVERY_CONVERSIONS)
+    media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.DISCOVERY_CONVERSIONS,
+                                  protobuf=doc.get("kind") in PROTOBUF_DOCUMENTS)
     if media.media == negotiation.YAML:
         body = serializer.encode_yaml(doc)
+    elif media.media == negotiation.PROTOBUF:
+        body = negotiation.encode({"apiVersion": "v1", **doc}, media)  # registered unversioned, as v1
     else:
         body = serializer.encode_json(doc, negotiation.pretty_requested(req))
     headers = [("vary", "Accept"), ("etag", '"' + hashlib.sha256(body).hexdigest() + '"')]
