@@ -28,8 +28,8 @@ OUTPUT = ROOT / "src" / "kube_apiserver" / "apimachinery" / "protobuf_messages.p
 DEFAULT_PROTO = ROOT.parent / "shared" / "api" / "v1.34-protobuf.json"
 DEFAULT_RESOURCES = ROOT.parent / "shared" / "api" / "v1.34-resources.json"
 META = "k8s.io.apimachinery.pkg.apis.meta.v1"
-# Packages every served group needs whatever it references (the envelope, options, Status, watch events).
-ALWAYS = (META, "k8s.io.apimachinery.pkg.runtime")
+# Packages served whatever the resources (the envelope, options, Status, watch events, aggregated discovery).
+ALWAYS = (META, "k8s.io.apimachinery.pkg.runtime", "k8s.io.api.apidiscovery.v2")
 # metav1.AddToGroupVersion registers these in every group version (a DeleteOptions of apps/v1 is
 # meta's), and Status with the discovery documents unversioned, as v1.
 IN_EVERY_GROUP_VERSION = (

@@ -335,10 +335,13 @@ def test_discovery_documents_in_protobuf(server):
         doc = decoded(server.request("GET", path, headers={"Accept": f"{PB}, application/json"}))
         assert (doc["apiVersion"], doc["kind"]) == ("v1", kind)
         assert doc == {"apiVersion": "v1", **server.request("GET", path).json()}
-    aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
-    answer = server.request(
-        "GET",
-        "/apis",
-        headers={"Accept": f"{PB};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,{aggregated}"},
-    )
-    assert answer.headers["content-type"] == aggregated  # no protobuf for the aggregated document here
+    aggregated = "g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    for path in ("/api", "/apis"):
+        answer = server.request(
+            "GET", path, headers={"Accept": f"{PB};{aggregated},application/json;{aggregated}"}
+        )
+        assert answer.headers["content-type"] == f"{PB};{aggregated}"
+        doc = protobuf.decode(answer.body, [])
+        as_json = server.request("GET", path, headers={"Accept": f"application/json;{aggregated}"}).json()
+        assert doc["kind"] == "APIGroupDiscoveryList"
+        assert [g["versions"] for g in doc["items"]] == [g["versions"] for g in as_json["items"]]

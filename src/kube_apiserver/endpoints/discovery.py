@@ -122,14 +122,15 @@ def _aggregated_resources(gv: GroupVersionDiscovery) -> list[dict[str, Any]]:
 
 def wants_aggregated(req: Request) -> bool:
     try:
-        media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.DISCOVERY_CONVERSIONS)
+        media = negotiation.negotiate(req.headers.get("accept", ""), negotiation.DISCOVERY_CONVERSIONS,
+                                      protobuf=True)
     except Exception:  # noqa: BLE001 - an unacceptable Accept is answered by the plain document path
         return False
     return media.convert == "APIGroupDiscoveryList"
 
 
-# The unaggregated documents are written by the server's own serializers, protobuf among them.
-PROTOBUF_DOCUMENTS = frozenset({"APIVersions", "APIGroupList", "APIGroup", "APIResourceList"})
+# Discovery documents are written by the server's own serializers, protobuf among them.
+PROTOBUF_DOCUMENTS = frozenset({"APIVersions", "APIGroupList", "APIGroup", "APIResourceList", "APIGroupDiscoveryList"})
 
 
 def discovery_response(req: Request, doc: dict[str, Any], content_type: str = "application/json") -> Response:
@@ -138,8 +139,10 @@ def discovery_response(req: Request, doc: dict[str, Any], content_type: str = "a
     if media.media == negotiation.YAML:
         body = serializer.encode_yaml(doc)
     elif media.media == negotiation.PROTOBUF:
-        body = negotiation.encode({"apiVersion": "v1", **doc}, media)  # registered unversioned, as v1
+        # The unaggregated documents are registered unversioned, as v1.
+        body = negotiation.encode({"apiVersion": "v1", **doc}, media)
+        content_type = content_type.replace(negotiation.JSON, negotiation.PROTOBUF, 1)
     else:
         body = serializer.encode_json(doc, negotiation.pretty_requested(req))
     headers = [("vary", "Accept"), ("etag", '"' + hashlib.sha256(body).hexdigest() + '"')]
-    return Response(200, body, content_type if media.media == negotiation.JSON else media.media, headers)
+    return Response(200, body, content_type if media.media != negotiation.YAML else media.media, headers)

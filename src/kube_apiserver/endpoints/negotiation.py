@@ -10,7 +10,7 @@ from .http import Request
 JSON, YAML, PROTOBUF = serializer.JSON, serializer.YAML, serializer.PROTOBUF
 ACCEPTED = [JSON, YAML, PROTOBUF]
 # Conversions a protobuf response may carry: Table has no protobuf form (kube-apiserver skips the clause).
-PROTOBUF_CONVERSIONS = frozenset({"", "PartialObjectMetadata", "PartialObjectMetadataList"})
+PROTOBUF_CONVERSIONS = frozenset({"", "PartialObjectMetadata", "PartialObjectMetadataList", "APIGroupDiscoveryList"})
 # User agents of people (browsers, curl, wget) get indented JSON (negotiation.isPrettyPrint).
 PRETTY_USER_AGENT_PREFIXES = ("curl", "Wget", "Mozilla/5.0")
 
