@@ -7,6 +7,8 @@ The struct named is the one holding the field; the field is the JSON path from t
 
 from __future__ import annotations
 
+import base64
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,4 +107,71 @@ def check(value: Any, struct: Struct, path: str = "") -> None:
         else:
             wrong = _scalar_error(item, go_type)
             if wrong is not None:
-                raise _fail(wrong, struct, at, go_type)
+                # A wrong item of a list or map names the item's type, as Go's decoder fails on the item.
+                whole = not isinstance(item, list | dict)
+                raise _fail(wrong, struct, at, go_type if whole else go_type.rsplit("]", 1)[-1])
+
+
+# ---- []byte fields: base64 as Go's encoding/base64 StdEncoding decodes it ----
+
+_B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64_CANONICAL = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_NEWLINES = b"\r\n"
+
+
+class CorruptBase64(ValueError):
+    """base64.CorruptInputError: the offset of the first byte Go refuses."""
+
+    def __init__(self, offset: int):
+        super().__init__(f"illegal base64 data at input byte {offset}")
+        self.offset = offset
+
+
+def decode_base64(text: str) -> bytes:
+    """The bytes of a JSON string decoded into a Go []byte: standard alphabet, padding required, CR and LF
+    ignored anywhere (so wrapped base64 is accepted); anything else raises CorruptBase64 at Go's offset."""
+    data = text.encode()
+    if _B64_CANONICAL.fullmatch(data):
+        return base64.b64decode(data)
+    _check_quanta(data)
+    return base64.b64decode(data.replace(b"\r", b"").replace(b"\n", b""))
+
+
+def _check_quanta(src: bytes) -> None:
+    """Go's decodeQuantum over the whole input: raises CorruptBase64 where Go would."""
+    si = 0
+    while si < len(src):
+        j = 0
+        while j < 4:
+            if si == len(src):
+                if j == 0:
+                    return
+                raise CorruptBase64(si - j)
+            byte = src[si]
+            si += 1
+            if byte in _B64_ALPHABET:
+                j += 1
+                continue
+            if byte in _NEWLINES:
+                continue
+            if byte != ord("=") or j < 2:
+                raise CorruptBase64(si - 1)
+            si = _check_padding(src, si, j)
+            return
+
+
+def _check_padding(src: bytes, si: int, j: int) -> int:
+    """After the first '=' of a quantum of j symbols: the rest of the padding, then only newlines."""
+    if j == 2:
+        while si < len(src) and src[si] in _NEWLINES:
+            si += 1
+        if si == len(src):
+            raise CorruptBase64(len(src))
+        if src[si] != ord("="):
+            raise CorruptBase64(si - 1)
+        si += 1
+    while si < len(src) and src[si] in _NEWLINES:
+        si += 1
+    if si < len(src):
+        raise CorruptBase64(si)
+    return si

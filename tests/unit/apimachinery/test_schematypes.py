@@ -38,3 +38,54 @@ def test_wrong_types(root, obj, message):
 ])
 def test_valid_bodies_pass(root, obj):
     assert schematypes.check(obj, root) is None
+
+
+# ---- Go's typed decoding (issue 9): nulls are zero values, []byte is Go's base64, int-or-string is refused ----
+
+SECRET = SOURCE.for_kind("", "v1", "Secret")
+NODE = SOURCE.for_kind("", "v1", "Node")
+PRIORITY_CLASS = SOURCE.for_kind("scheduling.k8s.io", "v1", "PriorityClass")
+SERVICE_CIDR = SOURCE.for_kind("networking.k8s.io", "v1", "ServiceCIDR")
+PDB = SOURCE.for_kind("policy", "v1", "PodDisruptionBudget")
+
+
+@pytest.mark.parametrize(("root", "obj", "decoded"), [
+    (CM, {"metadata": {"labels": {"a": None}}}, {"metadata": {"labels": {"a": ""}}}),
+    (NODE, {"spec": None}, {}),
+    (PRIORITY_CLASS, {"value": None, "description": None}, {"value": 0}),
+    (SERVICE_CIDR, {"spec": {"cidrs": [None]}}, {"spec": {"cidrs": [""]}}),
+    (POD, {"spec": {"containers": [None], "nodeSelector": {"a": None}}},
+     {"spec": {"containers": [{}], "nodeSelector": {"a": ""}}}),
+    (POD, {"spec": {"containers": [{"resources": {"limits": {"cpu": None}}}]}},
+     {"spec": {"containers": [{"resources": {"limits": {"cpu": "0"}}}]}}),
+    (CM, {"binaryData": {"a": "YWJj\r\nZGVm", "b": None}}, {"binaryData": {"a": "YWJjZGVm", "b": None}}),
+    (SECRET, {"data": {"a": "YW\nJj"}}, {"data": {"a": "YWJj"}}),
+    (DEPLOY, {"spec": {"replicas": 2.0}}, {"spec": {"replicas": 2}}),
+])
+def test_decode_gives_what_go_decodes(root, obj, decoded):
+    assert schematypes.decode(obj, root) is None
+    assert obj == decoded
+
+
+def test_check_leaves_the_object_as_sent():
+    obj = {"metadata": {"labels": {"a": None}}, "binaryData": {"a": "YW\nJj"}}
+    assert schematypes.check(obj, CM) is None
+    assert obj == {"metadata": {"labels": {"a": None}}, "binaryData": {"a": "YW\nJj"}}
+
+
+@pytest.mark.parametrize(("root", "obj", "message"), [
+    (CM, {"binaryData": {"a": "!!!"}}, "illegal base64 data at input byte 0"),
+    (SECRET, {"data": {"a": "YWJj", "b": "YW=j"}}, "illegal base64 data at input byte 2"),
+    (SECRET, {"data": {"a": 5}}, PREFIX + "number into Go struct field Secret.data of type []uint8"),
+    (PDB, {"spec": {"minAvailable": [1]}},
+     PREFIX + "array into Go struct field PodDisruptionBudgetSpec.spec.minAvailable of type int32"),
+    (PDB, {"spec": {"maxUnavailable": True}},
+     PREFIX + "bool into Go struct field PodDisruptionBudgetSpec.spec.maxUnavailable of type int32"),
+    (PDB, {"spec": {"minAvailable": 1.5}},
+     PREFIX + "number 1.5 into Go struct field PodDisruptionBudgetSpec.spec.minAvailable of type int32"),
+    (POD, {"spec": {"containers": [{"resources": {"limits": {"cpu": [1]}}}]}},
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    (PRIORITY_CLASS, {"value": 2**31}, PREFIX + "number 2147483648 into Go struct field PriorityClass.value of type int32"),
+])
+def test_decode_errors_are_gos(root, obj, message):
+    assert schematypes.decode(obj, root) == message

@@ -49,6 +49,8 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
             obj = scope.field_manager.apply(live, config, manager, force, scope.info.subresource)
         except ApplyConflict as conflict:
             raise conflict.status_error(scope.info.kind, scope.info.group, name) from None
+        if typed:  # the merged object as Go decodes it (nulls the configuration set are zero values)
+            schematypes.decode(obj, scope.schema)
         scope.default(obj)
         meta = obj.setdefault("metadata", {})
         if meta.get("name", name) != name:

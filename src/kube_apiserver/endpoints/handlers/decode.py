@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apimachinery import errors, fieldvalidation, schematypes, serializer, yamllimits
+from ...apimachinery import deepjson, errors, fieldvalidation, schematypes, serializer, yamllimits
 from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
@@ -22,6 +22,9 @@ async def decode_object(req: Request, scope: RequestScope, expected_kind: str | 
         if isinstance(err.__cause__, yamllimits.YAMLLimitError):  # no kind was read: transformDecodeError's form
             raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
                                      f"{err.__cause__} ({_summarize(body)})") from None
+        if isinstance(err.__cause__, deepjson.TooDeep):  # the kind is read by a json.Unmarshal that fails so
+            raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): couldn't get "
+                                     f"version/kind; json parse error: {err.__cause__} ({_summarize(body)})") from None
         raise
     if not isinstance(obj, dict):
         raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
@@ -69,11 +72,14 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
     version = str(obj.get("apiVersion") or scope.info.api_version).rsplit("/", 1)[-1]
     decoded_as = f'{obj.get("kind") or kind} in version "{version}" cannot be handled as a {kind}'
     wrong_type = None if scope.custom_resource else schematypes.check(obj, schema)
-    if wrong_type is not None:
+    if wrong_type is not None:  # Go's decoding fails before any strict (unknown or duplicate field) error
         raise errors.bad_request(f"{decoded_as}: {wrong_type}")
-    return fieldvalidation.check_request_object(
+    obj = fieldvalidation.check_request_object(
         req.param("fieldValidation"), body, body_format, obj, schema, req.values.setdefault("warnings", []),
         lambda message: errors.bad_request(f"{decoded_as}: {message}"), scope.custom_resource)
+    if not scope.custom_resource:  # nulls as zero values, []byte canonical: after the strict checks read the body
+        schematypes.decode(obj, schema)
+    return obj
 
 
 def ensure_namespace(obj: Object, scope: RequestScope, namespace: str) -> None:
