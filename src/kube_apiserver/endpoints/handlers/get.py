@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...apimachinery import errors, field, fields
+from ...apimachinery.gostrconv import quote
 from ...registry.options import ListQuery
 from ..http import Request, Response
 from .responses import write_object
@@ -15,37 +16,43 @@ async def get(scope: RequestScope, req: Request) -> Response:
     return write_object(req, scope, 200, obj)
 
 
-def _int_param(req: Request, name: str) -> int | None:
-    value = req.param(name)
-    if not value:
+def int_param(req: Request, name: str) -> int | None:
+    """An int64 query parameter as Kubernetes converts it (strconv.ParseInt(value, 10, 64)): absent is None;
+    anything else that is not a decimal int64, even an empty value, is a 400 with Go's error."""
+    if name not in req.query:
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise errors.bad_request(f'invalid value for {name}: strconv.ParseInt: parsing "{value}": invalid syntax'
-                                 ) from None
-
-
-def _bool_param(req: Request, name: str) -> bool | None:
     value = req.param(name)
-    if value == "":
-        return None if name not in req.query else True
-    return value.lower() in ("true", "1")
+    digits = value[1:] if value[:1] in ("+", "-") else value
+    if not (digits.isascii() and digits.isdigit()):
+        raise errors.bad_request(f"strconv.ParseInt: parsing {quote(value)}: invalid syntax")
+    number = int(value)
+    if not -(1 << 63) <= number < 1 << 63:
+        raise errors.bad_request(f"strconv.ParseInt: parsing {quote(value)}: value out of range")
+    return number
+
+
+def bool_param(req: Request, name: str) -> bool | None:
+    """A boolean query parameter as Kubernetes converts it: absent is None; "0" and "false" (any case) are
+    false; anything else, even an empty value, is true."""
+    if name not in req.query:
+        return None
+    value = req.param(name)
+    return not (value == "0" or value.lower() == "false")
 
 
 def list_query(req: Request, watch: bool = False) -> ListQuery:
     query = ListQuery(req.param("labelSelector"), req.param("fieldSelector"), req.param("resourceVersion"),
-                      req.param("resourceVersionMatch"), _int_param(req, "limit") or 0, req.param("continue"),
-                      _int_param(req, "timeoutSeconds"), bool(_bool_param(req, "allowWatchBookmarks")),
-                      _bool_param(req, "sendInitialEvents"))
+                      req.param("resourceVersionMatch"), int_param(req, "limit") or 0, req.param("continue"),
+                      int_param(req, "timeoutSeconds"), bool(bool_param(req, "allowWatchBookmarks")),
+                      bool_param(req, "sendInitialEvents"))
     _select_path_name(req, query)
     errs = _watch_errors(query) if watch else _list_errors(query)
     if errs:
         raise errors.invalid("ListOptions", "meta.k8s.io", "", errs)
     if query.continue_token and query.resource_version not in ("", "0"):
         raise errors.bad_request("specifying resource version is not allowed when using continue")
-    if query.resource_version and not query.resource_version.isdigit():
-        raise errors.bad_request(f'invalid resource version: "{query.resource_version}"')
+    if query.resource_version:
+        _check_resource_version(query.resource_version)
     return query
 
 
@@ -65,6 +72,18 @@ def _select_path_name(req: Request, query: ListQuery) -> None:
         return  # the storage answers the selector's own error
     if selected != name:
         raise errors.bad_request("fieldSelector metadata.name doesn't match requested name")
+
+
+def _check_resource_version(rv: str) -> None:
+    """storage.ValidateListOptions: the resourceVersion must parse as a uint64 (APIObjectVersioner)."""
+    if not (rv.isascii() and rv.isdigit()):
+        problem = "invalid syntax"
+    elif int(rv) >= 1 << 64:
+        problem = "value out of range"
+    else:
+        return
+    raise errors.bad_request(f"invalid resource version: resourceVersion: Invalid value: {quote(rv)}: "
+                             f"strconv.ParseUint: parsing {quote(rv)}: {problem}")
 
 
 MATCH = field.Path("resourceVersionMatch")
