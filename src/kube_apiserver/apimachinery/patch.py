@@ -7,9 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import orjson
-
-from . import errors
+from . import deepjson, errors
 
 JSONValue = Any
 
@@ -104,12 +102,12 @@ class _CopyBudget:
         self.copied = 0
 
     def copy(self, value: JSONValue) -> JSONValue:
-        encoded = orjson.dumps(value)  # as json-patch: the copy is the JSON of the value, and counts its size
+        encoded = deepjson.dumps(value)  # as json-patch: the copy is the JSON of the value, and counts its size
         self.copied += len(encoded)
         if self.copied > MAX_COPY_BYTES:
             raise PatchError(f"Unable to complete the copy, the accumulated size increase of copy is "
                              f"{self.copied}, exceeding the limit {MAX_COPY_BYTES}")
-        return orjson.loads(encoded)
+        return deepjson.loads(encoded)
 
 
 def json_patch(doc: JSONValue, operations: JSONValue) -> JSONValue:
@@ -125,10 +123,21 @@ def json_patch(doc: JSONValue, operations: JSONValue) -> JSONValue:
     return doc
 
 
+def _operand(op: dict[str, Any], kind: str, name: str) -> str:
+    """An operation's path or from, which must be a JSON string (json-patch: "failed to decode path")."""
+    value = op.get(name)
+    if not isinstance(value, str):
+        raise PatchError(f"{kind} operation failed to decode {name}: missing value")
+    return value
+
+
 def _apply_op(doc: JSONValue, op: JSONValue, budget: _CopyBudget) -> JSONValue:
     if not isinstance(op, dict) or "op" not in op:
         raise PatchError("Unexpected kind: <nil>")
-    kind, path = op["op"], op.get("path", "")
+    kind = op["op"] if isinstance(op["op"], str) else "unknown"
+    if kind not in ("add", "remove", "replace", "move", "copy", "test"):
+        raise PatchError(f"Unexpected kind: {kind}")
+    path = _operand(op, kind, "path")
     if kind == "add":
         return _add(doc, path, copy.deepcopy(op.get("value")))
     if kind == "remove":
@@ -137,10 +146,10 @@ def _apply_op(doc: JSONValue, op: JSONValue, budget: _CopyBudget) -> JSONValue:
         doc, _ = _remove(doc, path) if _pointer(path) else (doc, None)
         return _add(doc, path, copy.deepcopy(op.get("value")))
     if kind == "move":
-        doc, value = _remove(doc, op.get("from", ""))
+        doc, value = _remove(doc, _operand(op, kind, "from"))
         return _add(doc, path, value)
     if kind == "copy":
-        return _add(doc, path, budget.copy(_get(doc, op.get("from", ""))))
+        return _add(doc, path, budget.copy(_get(doc, _operand(op, kind, "from"))))
     if kind == "test":
         if _get(doc, path) != op.get("value"):
             raise PatchError(f"testing value {path} failed: test failed")
@@ -149,12 +158,19 @@ def _apply_op(doc: JSONValue, op: JSONValue, budget: _CopyBudget) -> JSONValue:
 
 
 def merge_patch(doc: JSONValue, patch: JSONValue) -> JSONValue:
+    """RFC 7386; `doc` is left as it is (copied once, not once per level: a deep document stays linear)."""
     if not isinstance(patch, dict):
         return copy.deepcopy(patch)
-    result = copy.deepcopy(doc) if isinstance(doc, dict) else {}
+    return _merge_into(copy.deepcopy(doc) if isinstance(doc, dict) else {}, patch)
+
+
+def _merge_into(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     for key, value in patch.items():
         if value is None:
-            result.pop(key, None)
+            target.pop(key, None)
+        elif isinstance(value, dict):
+            current = target.get(key)
+            target[key] = _merge_into(current if isinstance(current, dict) else {}, value)
         else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
+            target[key] = copy.deepcopy(value)
+    return target

@@ -52,7 +52,9 @@ def encode_yaml(obj: Any) -> bytes:
 
 def decode_json(body: bytes) -> Any:
     try:
-        return orjson.loads(body)
+        return deepjson.loads(body)
+    except deepjson.TooDeep as err:
+        raise errors.bad_request(f"error decoding request body: {err}") from err  # the cause: for decode.py
     except orjson.JSONDecodeError as err:
         raise errors.bad_request(f"error decoding request body: {err}") from None
 

@@ -9,8 +9,7 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 
-import orjson
-
+from ..apimachinery import deepjson, errors
 from . import continue_token
 from .interface import (
     ADDED,
@@ -55,11 +54,11 @@ def encode(obj: Object) -> bytes:
     if isinstance(meta, dict) and "resourceVersion" in meta:
         meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
         obj = {**obj, "metadata": meta}
-    return orjson.dumps(obj)
+    return deepjson.dumps(obj)
 
 
 def decode(value: bytes, revision: int) -> Object:
-    obj = orjson.loads(value)
+    obj = deepjson.loads(value)
     obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
     return obj
 
@@ -68,6 +67,11 @@ def check_request_size(key: str, value: bytes) -> None:
     """The bound etcd puts on one write (key and value; its few bytes of framing are left out)."""
     if len(value) + len(key) > MAX_REQUEST_BYTES:
         raise RequestTooLargeError()
+
+
+def _rv_set(value: object) -> bool:
+    """APIObjectVersioner.ObjectResourceVersion: a resourceVersion that parses as a non-zero uint64."""
+    return isinstance(value, str) and value.isascii() and value.isdigit() and 0 < int(value) < 1 << 64
 
 
 def _rv(value: str) -> int:
@@ -79,8 +83,11 @@ class ObjectStore:
         self.kv = kv
 
     async def create(self, key: str, obj: Object, ttl: float = 0) -> Object:
-        if (obj.get("metadata") or {}).get("resourceVersion"):
-            raise ValueError("resourceVersion should not be set on objects to be created")
+        meta = obj.get("metadata") or {}
+        if _rv_set(meta.get("resourceVersion")):
+            # storage.ErrResourceVersionSetOnCreate, which kube-apiserver answers with a 500 too.
+            raise errors.StatusError(500, "", "resourceVersion should not be set on objects to be created")
+        meta.pop("resourceVersion", None)  # one that is not a number is cleared, as Kubernetes' versioner does
         value = encode(obj)
         check_request_size(key, value)
         result = await self.kv.create(key, value, ttl)

@@ -35,3 +35,14 @@ def test_merge_patch_rfc7386():
     assert patch.merge_patch({"a": "b", "c": {"d": "e", "f": "g"}}, {"a": "z", "c": {"f": None}}) == {
         "a": "z", "c": {"d": "e"}}
     assert patch.merge_patch({"l": [1, 2]}, {"l": [3]}) == {"l": [3]}
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    ({"op": "add", "path": 5, "value": 1}, "add operation failed to decode path: missing value"),
+    ({"op": "move", "from": None, "path": "/a"}, "move operation failed to decode from: missing value"),
+    ({"op": 5, "path": "/a"}, "Unexpected kind: unknown"),
+])
+def test_json_patch_operands_of_the_wrong_type_are_422(op, message):
+    with pytest.raises(StatusError) as caught:
+        patch.json_patch({"a": 1}, [op])
+    assert (caught.value.code, caught.value.message) == (422, message)

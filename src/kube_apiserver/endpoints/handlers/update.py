@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ...admission.interfaces import UPDATE
-from ...apimachinery import errors
+from ...apimachinery import deepjson, errors
 from ...registry.context import Context
 from ...registry.rest import UpdatedObjectInfo
 from ...storage.interface import RequestTooLargeError
@@ -62,4 +60,4 @@ async def update(scope: RequestScope, req: Request) -> Response:
 
 
 def _copy(obj: Object) -> Object:
-    return orjson.loads(orjson.dumps(obj))
+    return deepjson.loads(deepjson.dumps(obj))
