@@ -116,7 +116,9 @@ class FieldManager:
     def _check_kind(self, config: Any) -> None:
         if not isinstance(config, dict):
             raise bad_request("invalid object type: /, Kind=")
-        api_version, kind = config.get("apiVersion") or "", config.get("kind") or ""
+        # Unstructured's accessors read a value that is not a string as "".
+        api_version, kind = (value if isinstance(value := config.get(key), str) else ""
+                             for key in ("apiVersion", "kind"))
         if api_version != self.api_version or (self.kind and kind != self.kind):
             raise bad_request(f"invalid object type: {_gvk(api_version, kind)}")
 
