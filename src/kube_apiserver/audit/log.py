@@ -14,8 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
 
-import orjson
-
+from ..apimachinery import deepjson
 from ..apimachinery.gostrconv import quote as go_quote
 from .rotate import RotatingFile
 
@@ -51,7 +50,7 @@ class StreamWriter:
 
 
 def json_line(ev: dict[str, Any]) -> bytes:
-    return orjson.dumps(ev) + b"\n"
+    return deepjson.dumps(ev) + b"\n"
 
 
 def legacy_line(ev: dict[str, Any]) -> bytes:

@@ -8,9 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
-from ...apimachinery import errors
+from ...apimachinery import deepjson, errors
 from ..interfaces import Attributes
 from ..lister import RouteTable
 from .client import CallError, WebhookClient
@@ -167,7 +165,7 @@ class Webhook:
         request["oldObject"] = with_type(versioned.old_object, invocation.kind)
         request["dryRun"] = attrs.dry_run
         request["options"] = operation_options(attrs)
-        return orjson.dumps(admission_review(version, request))
+        return deepjson.dumps(admission_review(version, request))
 
 
 def add_warnings(attrs: Attributes, warnings: list[str]) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...apimachinery import errors
+from ...apimachinery import deepjson, errors
 from ...lazyimport import lazy_import
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo
@@ -209,7 +209,7 @@ def defaults_on_read(crd: Object, stored_version: str) -> Callable[[Object], Obj
     they were written); a copy is made only for an object the defaults change."""
     version = conditions.version_of(crd, stored_version) or {}
     props = (version.get("schema") or {}).get("openAPIV3Schema")
-    if not isinstance(props, dict) or b'"default"' not in orjson.dumps(props):
+    if not isinstance(props, dict) or b'"default"' not in deepjson.dumps(props):
         return None
     structural = schema.new_structural(props)
 
@@ -244,5 +244,5 @@ def _key_prefix(crd: Object) -> str:
 def _signature(crd: Object) -> bytes:
     """What the routes are built from: a change of anything else (status conditions) keeps them."""
     status = crd.get("status") or {}
-    return orjson.dumps([crd["metadata"].get("uid"), crd["spec"], status.get("acceptedNames")],
+    return deepjson.dumps([crd["metadata"].get("uid"), crd["spec"], status.get("acceptedNames")],
                         option=orjson.OPT_SORT_KEYS)

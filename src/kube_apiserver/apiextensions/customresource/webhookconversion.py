@@ -8,11 +8,9 @@ import copy
 import uuid
 from typing import Any
 
-import orjson
-
 from ...admission.webhook.client import CallError, WebhookClient
 from ...admission.webhook.hooks import client_config
-from ...apimachinery import errors, field, validation
+from ...apimachinery import deepjson, errors, field, validation
 from .conversion import rewrite_api_version
 
 Object = dict[str, Any]
@@ -89,7 +87,7 @@ class WebhookConverter:
         review = {"kind": "ConversionReview", "apiVersion": f"apiextensions.k8s.io/{self.review_version}",
                   "request": {"uid": uid, "desiredAPIVersion": api_version, "objects": objects}}
         try:
-            answer = await self.client.post(self.config, orjson.dumps(review), TIMEOUT_SECONDS)
+            answer = await self.client.post(self.config, deepjson.dumps(review), TIMEOUT_SECONDS)
         except CallError as err:
             raise ConversionError(err.reason.removeprefix("failed to call webhook: ")) from None
         converted = self._checked_response(answer, uid)

@@ -115,46 +115,46 @@ class FieldSet:
             out.children[element] = child if mine is None else mine.union(child)
         return out
 
+    # Intersection and differences build their result bottom-up and drop what comes out empty as they go (None),
+    # so no level asks a whole subtree whether it is empty: deep sets (a custom resource nested thousands of
+    # levels) stay linear.
+
     def intersection(self, other: FieldSet) -> FieldSet:
-        out = FieldSet()
-        out.members = self.members & other.members
+        return self._intersection(other) or FieldSet()
+
+    def _intersection(self, other: FieldSet) -> FieldSet | None:
+        children: dict[PathElement, FieldSet] = {}
         for element, child in self.children.items():
             theirs = other.children.get(element)
-            if theirs is not None:
-                both = child.intersection(theirs)
-                if not both.empty():
-                    out.children[element] = both
-        return out
+            both = child._intersection(theirs) if theirs is not None else None
+            if both is not None:
+                children[element] = both
+        return _set_or_none(self.members & other.members, children, bool(children))
 
     def difference(self, other: FieldSet) -> FieldSet:
         """Members of `other` are removed only at their own level, not with what lies under them."""
-        out = FieldSet()
-        out.members = self.members - other.members
-        for element, child in self.children.items():
-            theirs = other.children.get(element)
-            if theirs is None:
-                out.children[element] = child
-                continue
-            rest = child.difference(theirs)
-            if not rest.empty():
-                out.children[element] = rest
-        return out
+        return self._difference(other, recursive=False) or FieldSet()
 
     def recursive_difference(self, other: FieldSet) -> FieldSet:
         """Like difference, but a member of `other` also removes everything under it."""
-        out = FieldSet()
-        out.members = self.members - other.members
+        return self._difference(other, recursive=True) or FieldSet()
+
+    def _difference(self, other: FieldSet, recursive: bool) -> FieldSet | None:
+        children: dict[PathElement, FieldSet] = {}
+        filled = False
         for element, child in self.children.items():
-            if element in other.members:
+            if recursive and element in other.members:
                 continue
             theirs = other.children.get(element)
             if theirs is None:
-                out.children[element] = child
+                children[element] = child  # kept as it is, even empty, as before
+                filled = filled or not child.empty()  # each kept subtree is looked at once at most
                 continue
-            rest = child.recursive_difference(theirs)
-            if not rest.empty():
-                out.children[element] = rest
-        return out
+            rest = child._difference(theirs, recursive)
+            if rest is not None:
+                children[element] = rest
+                filled = True
+        return _set_or_none(self.members - other.members, children, filled)
 
     def paths(self, prefix: Path = ()) -> Iterator[Path]:
         """Set.Iterate: this level's members in order, then each child's paths in order."""
@@ -178,3 +178,13 @@ class FieldSet:
 
     def __repr__(self) -> str:
         return "FieldSet(" + ", ".join(path_string(path) for path in self.paths()) + ")"
+
+
+def _set_or_none(members: set[PathElement], children: dict[PathElement, FieldSet], filled: bool) -> FieldSet | None:
+    """A set of these members and children, or None when it is empty (no members, no non-empty child)."""
+    if not members and not filled:
+        return None
+    out = FieldSet()
+    out.members = members
+    out.children = children
+    return out
