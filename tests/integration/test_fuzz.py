@@ -284,7 +284,11 @@ def fuzz_writes(client: Client, rng: random.Random, manifests: list[Object], res
             bad = mutate(obj, rng)
             if isinstance(bad.get("metadata"), dict) and "name" in bad["metadata"]:
                 bad["metadata"]["name"] = f"fz-{counter}"  # a new object each time
-            client.request("POST", collection(obj, resources) + dry_run, encode(bad))
+            if rng.random() < 0.3:
+                bad = mutate(bad, rng)  # two fields wrong at once
+            # JSON is YAML too: a quarter of the bodies go through the YAML decoder.
+            content_type = "application/yaml" if counter % 4 == 0 else "application/json"
+            client.request("POST", collection(obj, resources) + dry_run, encode(bad), content_type)
         for _ in range(MUTATIONS_PER_MANIFEST // 2):
             client.request("PUT", path + dry_run, encode(mutate(obj, rng)))
 

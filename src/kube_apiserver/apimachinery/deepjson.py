@@ -66,11 +66,13 @@ def loads(body: bytes | str) -> Any:
 
 
 def dumps(value: Any, option: int | None = None) -> bytes:
-    """orjson.dumps, and beyond its 254 levels the standard library's compact form (the same JSON)."""
+    """orjson.dumps, and beyond its 254 levels or 64-bit integers the standard library's compact form (the same
+    JSON)."""
     try:
         return orjson.dumps(value, option=option)
     except orjson.JSONEncodeError as err:
-        if "Recursion" not in str(err):
+        # An integer beyond 64 bits (YAML reads them; orjson writes none) is written as the standard library does.
+        if "Recursion" not in str(err) and "64-bit" not in str(err):
             raise
         ensure_recursion_limit()
         flags = option or 0

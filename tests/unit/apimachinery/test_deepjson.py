@@ -46,3 +46,7 @@ def test_base64_as_go_decodes_it(text, decoded):
 def test_base64_errors_at_gos_offset(text, offset):
     with pytest.raises(jsontypes.CorruptBase64, match=f"^illegal base64 data at input byte {offset}$"):
         jsontypes.decode_base64(text)
+
+
+def test_integers_beyond_64_bits_are_written():
+    assert deepjson.dumps({"a": 2**64}) == b'{"a":18446744073709551616}'  # YAML reads them; orjson writes none
