@@ -46,6 +46,12 @@ EXPECTED_500: list[tuple[str, str, str]] = [
     ("PATCH", "expected a ", "mergepatch.ErrBadArgType: a list or map of the patch is of another type"),
     ("PATCH", "unable to find api field in struct ", "strategicpatch: no patch metadata inside RawExtension"),
     ("PATCH", "list element types are not identical: ", "strategicpatch: sliceElementType"),
+    ("PATCH", "map: ", "mergepatch.ErrNoMergeKey: an item of a merged list without its merge key"),
+    # Server-side apply: structured-merge-diff's error for a configuration that does not fit the schema (an
+    # unknown field, a value of another type) is not a Status.
+    ("PATCH", "failed to create typed patch object (", "structuredMergeManager.Apply: ObjectToTyped"),
+    ("PATCH", "failed to create typed live object (", "structuredMergeManager.Apply: a live list map an earlier "
+     "update left with duplicate keys"),
     # storage.ErrResourceVersionSetOnCreate is not a Status either.
     ("POST", "resourceVersion should not be set on objects to be created", "etcd3 store Create"),
 ]
@@ -294,12 +300,20 @@ def fuzz_writes(client: Client, rng: random.Random, manifests: list[Object], res
 
 
 def fuzz_patches(client: Client, rng: random.Random, originals: list[tuple[Object, str]]) -> None:
-    for _, path in originals:
+    """The fixed bad bodies, then the manifest with a field of the wrong type as each kind of patch, and a JSON
+    patch replacing one of its values with one of the wrong type."""
+    for obj, path in originals:
+        dry_run = "dryRun=All&" if obj["kind"] in SERVING_KINDS else ""  # an apply creates what is not there
         for content_type, bodies in PATCH_BODIES.items():
-            query = "?fieldManager=fuzz" if "apply" in content_type else ""
+            query = f"?{dry_run}fieldManager=fuzz" if "apply" in content_type else f"?{dry_run}"
             for body in rng.sample(bodies, 4):
                 raw = body.encode() if isinstance(body, str) and "apply" in content_type else encode(body)
                 client.request("PATCH", path + query, raw, content_type)
+            client.request("PATCH", path + query, encode(mutate(obj, rng)), content_type)
+        where = rng.choice(list(paths(obj)))
+        pointer = "".join(f"/{str(step).replace('~', '~0').replace('/', '~1')}" for step in where)
+        operation = [{"op": "replace", "path": pointer, "value": rng.choice(WRONG_VALUES)}]
+        client.request("PATCH", path, encode(operation), "application/json-patch+json")
 
 
 def fuzz_queries(client: Client, rng: random.Random, manifests: list[Object], resources: Resources) -> None:
