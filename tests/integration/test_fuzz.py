@@ -422,3 +422,18 @@ def test_null_label_and_wrapped_base64_are_stored_as_go_decodes_them(server) -> 
     assert server.request("POST", revisions, body, {"Content-Type": "application/json"}).status == 201
     revision = server.request("GET", f"{revisions}/stored-deep")
     assert revision.status == 200 and revision.body.count(b'{"a":') == 5000
+
+
+def test_an_update_repeating_a_node_port_is_invalid(server) -> None:
+    """Kubernetes validates an update before it allocates: a repeated nodePort is a Duplicate value (422)."""
+    services = "/api/v1/namespaces/default/services"
+    svc = {"metadata": {"name": "repeated-node-port"},
+           "spec": {"type": "NodePort", "selector": {"a": "b"}, "ports": [{"name": "a", "port": 80}]}}
+    assert server.request("POST", services, svc).status == 201
+    current = server.request("GET", f"{services}/repeated-node-port").json()
+    node_port = current["spec"]["ports"][0]["nodePort"]
+    current["spec"]["ports"].append({"name": "b", "port": 81, "nodePort": node_port})
+    resp = server.request("PUT", f"{services}/repeated-node-port", current)
+    assert resp.status == 422, resp.body
+    assert resp.json()["details"]["causes"] == [
+        {"reason": "FieldValueDuplicate", "message": f"Duplicate value: {node_port}", "field": "spec.ports[1].nodePort"}]

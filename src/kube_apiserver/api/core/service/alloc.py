@@ -209,8 +209,8 @@ class Allocators:
                 self._node_port(svc, op, i, number)
                 fresh.add(number)
             key = (port.get("protocol"), number)
-            if key in seen:
-                raise errors.internal_error(f"duplicate nodePort: {{{key[0]} {number}}}")
+            if key in seen:  # ValidateService's answer (Kubernetes validates before it allocates)
+                raise invalid(svc, [field.duplicate(field.Path("spec", "ports").index(i).child("nodePort"), number)])
             seen.append(key)
         for port in previous:
             if port not in node_ports(svc):
