@@ -5,10 +5,9 @@ declaration order, empty optional ones left out, []byte fields as canonical base
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
-from ...apimachinery import errors
+from ...apimachinery import errors, jsontypes
 
 Object = dict[str, Any]
 TIMEOUT_SECONDS = 10
@@ -100,12 +99,9 @@ def canonical_bytes(container: Object, key: str, kind: str) -> None:
     if not isinstance(value, str):
         return  # the body's type check answers this one
     try:
-        data = base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)
-    except (binascii.Error, ValueError):
-        bad = next((i for i, c in enumerate(value) if not (c.isascii() and (c.isalnum() or c in "+/="))),
-                   len(value) - len(value) % 4)
-        raise errors.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: illegal base64 data '
-                                 f"at input byte {bad}") from None
+        data = jsontypes.decode_base64(value)
+    except jsontypes.CorruptBase64 as err:
+        raise errors.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: {err}') from None
     container[key] = base64.b64encode(data).decode()
 
 

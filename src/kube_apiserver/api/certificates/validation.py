@@ -4,11 +4,10 @@ pkg/apis/core/validation, v1.34)."""
 from __future__ import annotations
 
 import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any
 
-from ...apimachinery import errors, field, validation
+from ...apimachinery import errors, field, jsontypes, validation
 from ...apimachinery.field import ErrorList, Path, go_json, go_quote
 from ...apimachinery.meta import spec_of, status_of
 from . import pem
@@ -50,11 +49,9 @@ def decode_bytes(value: Any, field_name: str) -> bytes | None:
         raise errors.bad_request(f"{prefix}: json: cannot unmarshal {type(value).__name__} into Go struct field "
                                  f"{field_name} of type []uint8")
     try:
-        return base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)
-    except (binascii.Error, ValueError):
-        bad = next((i for i, c in enumerate(value) if not (c.isascii() and (c.isalnum() or c in "+/="))),
-                   len(value) - len(value) % 4)
-        raise errors.bad_request(f"{prefix}: illegal base64 data at input byte {bad}") from None
+        return jsontypes.decode_base64(value)
+    except jsontypes.CorruptBase64 as err:
+        raise errors.bad_request(f"{prefix}: {err}") from None
 
 
 def _label_errors(path: Path, segment: str, check: Any) -> ErrorList:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
-from ...apimachinery import errors, field
+from ...apimachinery import errors, field, jsontypes
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -37,16 +36,10 @@ def _decode_data(obj: Object) -> int:
             raise errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: json: cannot '
                                      f'unmarshal {type(value).__name__} into Go struct field Secret.data of type []uint8')
         try:
-            size += len(key) + len(base64.b64decode(value, validate=True))
-        except (binascii.Error, ValueError) as err:
-            raise errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: illegal base64 '
-                                     f'data at input byte {_bad_byte(value)}') from err
+            size += len(key) + len(jsontypes.decode_base64(value))
+        except jsontypes.CorruptBase64 as err:
+            raise errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: {err}') from None
     return size
-
-
-def _bad_byte(value: str) -> int:
-    alphabet = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
-    return next((i for i, c in enumerate(value) if c not in alphabet), len(value) - len(value) % 4)
 
 
 def _merge_string_data(obj: Object) -> None:
