@@ -3,7 +3,8 @@
 list, watch and delete, and bad patch bodies of every patch type. The server answers each with a Status, never a
 5xx (except EXPECTED_500, where kube-apiserver answers 500 too) and never logs a traceback.
 
-The run is reproducible (a fixed seed) and bounded (about 1,500 requests on one keep-alive connection)."""
+The run is reproducible (a fixed seed; FUZZ_SEED and FUZZ_MUTATIONS vary it by hand) and bounded: about 4,300
+requests on one keep-alive connection, 20 s."""
 
 from __future__ import annotations
 
