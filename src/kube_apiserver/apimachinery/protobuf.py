@@ -93,6 +93,18 @@ def has_kind(api_version: str, kind: str) -> bool:
     return f"{api_version} {kind}" in KINDS
 
 
+def openapi_message(definition: str) -> str:
+    """The message of an OpenAPI definition: io.k8s.api.core.v1.Pod is k8s.io.api.core.v1.Pod, and
+    io.k8s.apiextensions-apiserver.pkg... is k8s.io.apiextensions_apiserver.pkg..."""
+    return "k8s.io." + definition.removeprefix("io.k8s.").replace("-", "_")
+
+
+def go_field(definition: str, json_name: str) -> Field | None:
+    """The Go facts of a field named as JSON names it in an OpenAPI definition, if the table has it."""
+    fields = BY_NAME.get(openapi_message(definition))
+    return fields.get(json_name) if fields is not None else None
+
+
 # ---- reading the wire format ----
 
 

@@ -8,7 +8,7 @@ into the Go struct does to a built-in object before defaulting and validation se
 
   The struct named is the innermost definition holding the field; the field is the JSON path from the root
   (array indexes and map keys are not part of it).
-- null leaves a field at its zero value: a field set to null is absent (nil), except required scalars, which
+- null leaves a field at its zero value: a field set to null is absent (nil), except scalars without omitempty, which
   Go writes out as their zero value (PriorityClass `value: null` is 0); a null map value or list item is the
   zero value of its type (a label `null` is "", `cidrs: [null]` is [""]).
 - []byte fields (`format: byte`) are base64 as Go decodes it (CR and LF ignored, Go's offset of the first bad
@@ -134,7 +134,6 @@ class _Decoder:
         if node.definition:
             holder = short(node.definition)
         additional = node.additional()
-        required = node.schema.get("required") or ()
         for key, item in list(value.items()):
             if key in properties:
                 child = node.child(key)
@@ -142,7 +141,7 @@ class _Decoder:
                     continue
                 if item is not None:
                     decoded = self.value(item, child, holder, f"{path}.{key}" if path else key)
-                elif key in required and child.type in SCALARS and not _skipped(child):
+                elif _null_is_zero(node.definition, key, child):
                     decoded = _zero(child)
                 else:
                     if self.normalize:
@@ -163,6 +162,18 @@ class _Decoder:
         if wrong is not None:
             raise TypeMismatch(f"json: cannot unmarshal {wrong} into Go struct field {holder}.{path} of type int32")
         return int(value)
+
+
+def _null_is_zero(definition: str, key: str, child: Node) -> bool:
+    """Whether a field set to null is written back as its zero value. encoding/json leaves the field as it
+    was (nil for a pointer, else the zero value), and the zero value is written only by a scalar field
+    without omitempty (PriorityClass value); a pointer (Ingress pathType) or an omitempty field is absent."""
+    if child.type not in SCALARS or _skipped(child) or not definition:
+        return False
+    from . import protobuf  # the wire table knows Go's pointers and omitempty tags; loaded at the first null
+
+    field = protobuf.go_field(definition, key)
+    return field is not None and field.keep_zero and not field.pointer
 
 
 def _mismatch(value: Any, node: Node) -> str | None:

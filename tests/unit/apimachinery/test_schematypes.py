@@ -47,6 +47,7 @@ NODE = SOURCE.for_kind("", "v1", "Node")
 PRIORITY_CLASS = SOURCE.for_kind("scheduling.k8s.io", "v1", "PriorityClass")
 SERVICE_CIDR = SOURCE.for_kind("networking.k8s.io", "v1", "ServiceCIDR")
 PDB = SOURCE.for_kind("policy", "v1", "PodDisruptionBudget")
+INGRESS = SOURCE.for_kind("networking.k8s.io", "v1", "Ingress")
 
 
 @pytest.mark.parametrize(("root", "obj", "decoded"), [
@@ -61,6 +62,12 @@ PDB = SOURCE.for_kind("policy", "v1", "PodDisruptionBudget")
     (CM, {"binaryData": {"a": "YWJj\r\nZGVm", "b": None}}, {"binaryData": {"a": "YWJjZGVm", "b": None}}),
     (SECRET, {"data": {"a": "YW\nJj"}}, {"data": {"a": "YWJj"}}),
     (DEPLOY, {"spec": {"replicas": 2.0}}, {"spec": {"replicas": 2}}),
+    # A required field that is a Go pointer stays nil (validation then says it is required); a scalar
+    # without omitempty is written back as its zero value, required or not.
+    (INGRESS, {"spec": {"rules": [{"http": {"paths": [{"path": "/", "pathType": None}]}}]}},
+     {"spec": {"rules": [{"http": {"paths": [{"path": "/"}]}}]}}),
+    (DEPLOY, {"spec": {"template": {"spec": {"containers": [{"name": None, "image": None}]}}}},
+     {"spec": {"template": {"spec": {"containers": [{"name": ""}]}}}}),
 ])
 def test_decode_gives_what_go_decodes(root, obj, decoded):
     assert schematypes.decode(obj, root) is None
