@@ -1,0 +1,108 @@
+"""A small etcd v3 gRPC client: unary calls with failover between endpoints, and TLS with client
+certificates. Messages are raw bytes (see messages.py): grpcio's generic multi-callables, no stubs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import grpc
+import grpc.aio
+
+log = logging.getLogger("kube_apiserver.storage.etcd3")
+
+CALL_TIMEOUT = 30.0  # one RPC; a retry after failover gets its own
+FAILOVER_WINDOW = 20.0  # how long a call keeps trying other endpoints (an etcd leader election fits)
+MAX_MESSAGE = 2**31 - 1  # a list of everything can be large; etcd bounds writes itself
+
+_CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE),
+    ("grpc.max_send_message_length", MAX_MESSAGE),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+    ("grpc.keepalive_time_ms", 30000),
+    ("grpc.keepalive_timeout_ms", 10000),
+]
+
+# Worth trying another endpoint: the member is down or unreachable, or it has no leader right now.
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE,)
+
+
+@dataclass(frozen=True)
+class TLSConfig:
+    ca_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+
+
+def _read(path: str) -> bytes | None:
+    if not path:
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _target(endpoint: str) -> tuple[str, bool]:
+    """host:port and whether TLS is used, from `https://host:port`, `http://host:port` or `host:port`."""
+    parts = urlsplit(endpoint if "://" in endpoint else f"http://{endpoint}")
+    if parts.scheme not in ("http", "https", "unix", "unixs"):
+        raise ValueError(f"etcd endpoint {endpoint!r}: unsupported scheme {parts.scheme!r}")
+    host = parts.hostname or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{parts.port or 2379}", parts.scheme in ("https", "unixs")
+
+
+class Client:
+    """One gRPC channel per endpoint; calls go to the current one and move on when it is unavailable."""
+
+    def __init__(self, endpoints: list[str], tls: TLSConfig | None = None):
+        if not endpoints:
+            raise ValueError("no etcd endpoints")
+        tls = tls or TLSConfig()
+        credentials = None
+        targets = [_target(e) for e in endpoints]
+        if any(secure for _, secure in targets):  # the scheme decides, as etcd's client does
+            credentials = grpc.ssl_channel_credentials(
+                _read(tls.ca_file), _read(tls.key_file), _read(tls.cert_file))
+        self.endpoints = list(endpoints)
+        self._channels = [
+            grpc.aio.secure_channel(target, credentials, options=_CHANNEL_OPTIONS)
+            if secure else grpc.aio.insecure_channel(target, options=_CHANNEL_OPTIONS)
+            for target, secure in targets
+        ]
+        self._current = 0
+
+    @property
+    def channel(self) -> grpc.aio.Channel:
+        return self._channels[self._current]
+
+    def failover(self, failed: grpc.aio.Channel) -> None:
+        """The next endpoint after `failed` (unless another caller moved on already)."""
+        if self._channels[self._current] is failed:
+            self._current = (self._current + 1) % len(self._channels)
+            log.info("etcd: trying endpoint %s", self.endpoints[self._current])
+
+    async def unary(self, method: str, request: bytes, retry: bool = True) -> bytes:
+        """One call; on an unavailable endpoint the next one is tried (with backoff) for a while."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FAILOVER_WINDOW
+        attempt = 0
+        while True:
+            channel = self.channel
+            try:
+                return await channel.unary_unary(method)(request, timeout=CALL_TIMEOUT)
+            except grpc.aio.AioRpcError as err:
+                if not retry or err.code() not in RETRYABLE or loop.time() > deadline:
+                    raise
+                self.failover(channel)
+                attempt += 1
+                if attempt % len(self._channels) == 0:  # every endpoint failed once: wait a little
+                    await asyncio.sleep(min(0.05 * 2 ** (attempt // len(self._channels)), 1.0))
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()

@@ -1,0 +1,272 @@
+"""EtcdKV: the KV interface over etcd's v3 API (what k8s.io/apiserver/pkg/storage/etcd3 asks of etcd).
+
+Writes are one Txn each: a create compares the key's create_revision with 0, an update or delete its
+mod_revision with the one read; the failure branch reads the key back so a conflict returns what it
+holds now. Keys arrive as `/registry/...` and are stored under --etcd-prefix."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+import grpc.aio
+
+from .. import kv
+from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
+from . import messages as m
+from .client import RETRYABLE, Client, TLSConfig
+from .lease import LeaseManager
+
+log = logging.getLogger("kube_apiserver.storage.etcd3")
+
+INTERNAL_PREFIX = "/registry"  # how ObjectStore names keys; stored under the configured prefix instead
+COMPACTED_TEXT = "required revision has been compacted"
+FUTURE_TEXT = "required revision is a future revision"
+WATCH_RETRY_SECONDS = 0.2
+MAX_INT64 = (1 << 63) - 1
+
+
+class EtcdError(Exception):
+    """etcd refused or could not serve a request (its message is kept)."""
+
+
+class EtcdKV:
+    def __init__(self, endpoints: list[str], prefix: str = INTERNAL_PREFIX, tls: TLSConfig | None = None):
+        self.client = Client(endpoints, tls)
+        self.prefix = prefix.rstrip("/") if prefix != "/" else ""
+        self._leases = LeaseManager(self._grant)
+        self._compacted = 0
+        self._watch_calls: set[grpc.aio.StreamStreamCall] = set()
+        self._closed = False
+
+    @classmethod
+    async def open(cls, endpoints: list[str], prefix: str = INTERNAL_PREFIX, tls: TLSConfig | None = None,
+                   ) -> EtcdKV:
+        """Connects and learns how far history is compacted (a watch from revision 1 tells)."""
+        store = cls(endpoints, prefix, tls)
+        try:
+            await store.current_revision()
+            store._compacted = await store._probe_compacted()
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    # ---- keys ----
+
+    def _key(self, key: str) -> bytes:
+        if key.startswith(INTERNAL_PREFIX) and self.prefix != INTERNAL_PREFIX:
+            key = self.prefix + key[len(INTERNAL_PREFIX):]
+        return key.encode()
+
+    def _name(self, key: bytes) -> str:
+        name = key.decode(errors="surrogateescape")
+        if self.prefix != INTERNAL_PREFIX and name.startswith(self.prefix):
+            return INTERNAL_PREFIX + name[len(self.prefix):]
+        return name
+
+    def _kv(self, item: m.KeyValue) -> KeyValue:
+        return KeyValue(self._name(item.key), item.value, item.create_revision, item.mod_revision)
+
+    # ---- reads ----
+
+    async def _range(self, request: bytes, revision: int = 0) -> m.RangeResponse:
+        try:
+            return m.range_response(await self.client.unary(m.RANGE, request))
+        except grpc.aio.AioRpcError as err:
+            raise await self._revision_error(err, revision) from None
+
+    async def _revision_error(self, err: grpc.aio.AioRpcError, revision: int) -> Exception:
+        details = err.details() or ""
+        if COMPACTED_TEXT in details:
+            self._compacted = max(self._compacted, await self._probe_compacted())
+            return kv.CompactedError(revision, self._compacted)
+        if FUTURE_TEXT in details:
+            return kv.FutureRevisionError(revision, await self.current_revision())
+        return EtcdError(f"etcd: {details or err.code().name}")
+
+    async def get(self, key: str) -> KeyValue | None:
+        resp = await self._range(m.range_request(self._key(key)))
+        return self._kv(resp.kvs[0]) if resp.kvs else None
+
+    async def range(self, start: str, end: str, revision: int = 0, limit: int = 0) -> RangeResult:
+        limit = 0 if limit >= MAX_INT64 else limit
+        request = m.range_request(self._key(start), self._key(end), limit, max(revision, 0))
+        resp = await self._range(request, revision)
+        return RangeResult([self._kv(item) for item in resp.kvs], revision if revision > 0 else resp.revision,
+                           resp.more)
+
+    async def count(self, start: str, end: str) -> int:
+        resp = await self._range(m.range_request(self._key(start), self._key(end), count_only=True))
+        return resp.count
+
+    async def current_revision(self) -> int:
+        """The store's revision now (a count-only range on one key: the cheapest read with a header)."""
+        resp = await self._range(m.range_request(b"compact_rev_key", count_only=True))
+        return resp.revision
+
+    async def compacted_revision(self) -> int:
+        """The newest compaction this client knows of (its own, or one etcd reported)."""
+        return self._compacted
+
+    # ---- writes ----
+
+    async def _grant(self, ttl: int) -> int:
+        lease, error = m.lease_grant_response(await self.client.unary(m.LEASE_GRANT, m.lease_grant_request(ttl)))
+        if error:
+            raise EtcdError(f"etcd: {error}")
+        return lease
+
+    async def _txn(self, key: bytes, condition: bytes, success: bytes) -> TxnResult:
+        request = m.txn_request([condition], [success], [m.op_range(m.range_request(key))])
+        try:
+            resp = m.txn_response(await self.client.unary(m.TXN, request))
+        except grpc.aio.AioRpcError as err:
+            raise EtcdError(f"etcd: {err.details() or err.code().name}") from None
+        if resp.succeeded:
+            return TxnResult(True, resp.revision, None)
+        current = resp.ranges[0].kvs if resp.ranges else []
+        return TxnResult(False, resp.revision, self._kv(current[0]) if current else None)
+
+    async def _put(self, key: bytes, value: bytes, ttl: float) -> bytes:
+        lease = await self._leases.get_lease(ttl) if ttl > 0 else 0
+        return m.op_put(m.put_request(key, value, lease))
+
+    async def create(self, key: str, value: bytes, ttl: float = 0) -> TxnResult:
+        name = self._key(key)
+        return await self._txn(name, m.compare(name, m.TARGET_CREATE, m.EQUAL, 0), await self._put(name, value, ttl))
+
+    async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
+        name = self._key(key)
+        return await self._txn(name, self._expect(name, expected_mod_revision), await self._put(name, value, ttl))
+
+    async def delete(self, key: str, expected_mod_revision: int) -> TxnResult:
+        name = self._key(key)
+        return await self._txn(name, self._expect(name, expected_mod_revision), m.op_delete(m.delete_request(name)))
+
+    @staticmethod
+    def _expect(key: bytes, mod_revision: int) -> bytes:
+        """The key is at `mod_revision`; with 0, only that it exists."""
+        if mod_revision:
+            return m.compare(key, m.TARGET_MOD, m.EQUAL, mod_revision)
+        return m.compare(key, m.TARGET_CREATE, m.GREATER, 0)
+
+    # ---- watch ----
+
+    async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
+        """One gRPC watch stream per watch; when its endpoint fails it is reopened on the next one from
+        the revision after the last delivered, so no event is lost or repeated."""
+        key, range_end = self._key(start), self._key(end)
+        next_revision = start_revision
+        while not self._closed:
+            channel = self.client.channel
+            call = channel.stream_stream(m.WATCH)()
+            self._watch_calls.add(call)
+            try:
+                await call.write(m.watch_create_request(key, range_end, next_revision))
+                while True:
+                    data = await call.read()
+                    if data is grpc.aio.EOF:
+                        break
+                    resp = m.watch_response(data)
+                    if resp.canceled:
+                        if resp.compact_revision:
+                            self._compacted = max(self._compacted, resp.compact_revision)
+                            raise kv.CompactedError(next_revision, resp.compact_revision)
+                        raise EtcdError(f"etcd: watch canceled: {resp.cancel_reason}")
+                    batch = self._batch(resp)
+                    if batch is None:
+                        continue
+                    next_revision = max(next_revision, batch.revision + 1)
+                    yield batch
+            except grpc.aio.AioRpcError as err:
+                if self._closed or err.code() == grpc.StatusCode.CANCELLED:
+                    return
+                if err.code() not in RETRYABLE:
+                    raise EtcdError(f"etcd: {err.details() or err.code().name}") from None
+                self.client.failover(channel)
+            except asyncio.CancelledError:
+                if self._closed:
+                    return
+                raise
+            finally:
+                self._watch_calls.discard(call)
+                call.cancel()
+            await asyncio.sleep(WATCH_RETRY_SECONDS)
+
+    def _batch(self, resp: m.WatchResponse) -> KVBatch | None:
+        if resp.created:
+            return None
+        if not resp.events:  # a progress notification: everything up to the header's revision was sent
+            return KVBatch([], resp.revision)
+        events = [self._event(e) for e in resp.events]
+        return KVBatch(events, events[-1].revision)
+
+    def _event(self, event: m.Event) -> KVEvent:
+        item, prev = event.kv, event.prev_kv
+        if event.deleted:
+            return KVEvent(DELETE, self._name(item.key), b"", item.mod_revision,
+                           prev.create_revision if prev else 0, prev.value if prev else None)
+        # A put with a previous value is an update; the first put (version 1) is a create.
+        prev_value = prev.value if prev is not None and item.version > 1 else None
+        return KVEvent(PUT, self._name(item.key), item.value, item.mod_revision, item.create_revision, prev_value)
+
+    def request_progress(self) -> None:
+        for call in list(self._watch_calls):
+            task = asyncio.ensure_future(call.write(m.WATCH_PROGRESS_REQUEST))
+            task.add_done_callback(_ignore_result)
+
+    async def _probe_compacted(self) -> int:
+        """etcd does not report its compacted revision, but a watch from revision 1 is refused with it."""
+        call = self.client.channel.stream_stream(m.WATCH)()
+        try:
+            await call.write(m.watch_create_request(b"compact_rev_key", b"", 1))
+            while True:
+                data = await asyncio.wait_for(call.read(), 10)
+                if data is grpc.aio.EOF:
+                    return 0
+                resp = m.watch_response(data)
+                if resp.canceled:
+                    return resp.compact_revision
+                if resp.created:
+                    # created: nothing compacted refused it, but a canceled response may still follow
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        data = await asyncio.wait_for(call.read(), 0.2)
+                        if data is not grpc.aio.EOF:
+                            follow = m.watch_response(data)
+                            return follow.compact_revision if follow.canceled else 0
+                    return 0
+        finally:
+            call.cancel()
+
+    # ---- maintenance ----
+
+    async def compact(self, revision: int) -> None:
+        if revision <= self._compacted:
+            return
+        try:
+            await self.client.unary(m.COMPACT, m.compaction_request(revision))
+        except grpc.aio.AioRpcError as err:
+            details = err.details() or ""
+            if FUTURE_TEXT in details:
+                return await self.compact(await self.current_revision())
+            if COMPACTED_TEXT not in details:
+                raise EtcdError(f"etcd: {details or err.code().name}") from None
+            revision = max(revision, await self._probe_compacted())
+        self._compacted = max(self._compacted, revision)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for call in list(self._watch_calls):
+            call.cancel()
+        await self.client.close()
+
+
+def _ignore_result(task: asyncio.Future) -> None:
+    if not task.cancelled():
+        task.exception()  # a stream that just ended cannot take the request: nothing to do
