@@ -1,13 +1,16 @@
-"""The objects of a namespaced resource as admission plugins read them (their informer listers): from the
-resource's watch cache, and read live when the cache shows none yet (the plugins' live lookup)."""
+"""The objects of a resource as admission plugins read them (their informer listers): from the server's
+shared informer on the loopback client (started on first use), and read live through the loopback client
+when the informer shows none yet (the plugins' live lookup)."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-from ..registry.context import Context, UserInfo
-from ..registry.options import ListQuery
+from ..apimachinery import errors
+from ..client.informers import Lister, SharedInformerFactory
+from ..client.rest import ResourceClient
+from ..registry.context import UserInfo
 
 Object = dict[str, Any]
 ADMISSION_USER = UserInfo("system:apiserver", groups=("system:masters",))
@@ -22,19 +25,41 @@ def route_storage(group_versions: RouteTable, group: str, resource: str, version
 
 
 class NamespacedLister:
-    def __init__(self, resource: str, group: str = ""):
-        self.group, self.resource = group, resource
-        self.store: Any = None
+    """A resource's objects by namespace ("" for a cluster-scoped resource). Without an informer factory
+    (a server without a loopback client) it knows no objects."""
 
-    def bind(self, group_versions: RouteTable) -> None:
-        self.store = route_storage(group_versions, self.group, self.resource)
+    def __init__(self, informers: SharedInformerFactory | None, resource: str, group: str = "", version: str = "v1"):
+        self.group, self.resource, self.version = group, resource, version
+        self.informers = informers
+
+    @property
+    def client(self) -> ResourceClient | None:
+        return None if self.informers is None else self.informers.client.resource(self.group, self.version,
+                                                                                 self.resource)
 
     async def list(self, namespace: str, live: bool = False) -> list[Object]:
         """Copies of the objects in `namespace` (callers may change them)."""
-        if self.store is None:
+        if self.informers is None:
             return []
-        ctx = Context(namespace, ADMISSION_USER)
-        items = [] if live else (await self.store.list(ctx, ListQuery(resource_version="0")))["items"]
+        items: list[Object] = []
+        if not live:
+            items = await Lister(self.informers.for_resource(self.group, self.version, self.resource)).list(namespace)
         if not items:  # a paged read is served by the store itself, at its latest revision
-            items = (await self.store.list(ctx, ListQuery(limit=LIVE_LIMIT)))["items"]
+            items = await self._live(namespace)
         return copy.deepcopy(items)
+
+    async def _live(self, namespace: str) -> list[Object]:
+        client = self.client
+        assert client is not None
+        try:
+            listed = await client.namespace(namespace).list(limit=LIVE_LIMIT)
+        except errors.StatusError as err:
+            if err.code == 404:  # the resource is not served (its group is disabled)
+                return []
+            raise
+        kind, api_version = str(listed.get("kind") or "").removesuffix("List"), listed.get("apiVersion")
+        items = listed.get("items") or []
+        for item in items:
+            item.setdefault("kind", kind)
+            item.setdefault("apiVersion", api_version)
+        return items

@@ -28,6 +28,7 @@ from ..admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWeb
 from ..api.core.limitrange.admission import LimitRanger
 from ..api.core.resourcequota.evaluators import new_evaluators
 from ..authorization.authorizer import Authorizer
+from ..client.informers import SharedInformerFactory
 from ..serviceaccount.claims import ObjectGetter
 
 NamespaceGetter = Callable[[str], Awaitable[dict[str, Any] | None]]
@@ -48,18 +49,19 @@ class AdmissionPlugins:
                 lister.bind(group_versions, custom_resources)
             elif isinstance(lister, MutatingAdmissionWebhook | ValidatingAdmissionWebhook):
                 lister.bind(every)  # type: ignore[arg-type]
-            else:
-                lister.bind(group_versions)
 
 
 def new_admission(names: list[str], get_namespace: NamespaceGetter,
                   get_object: ObjectGetter | None = None, config_file: str = "",
-                  authorizer: Authorizer | None = None) -> AdmissionPlugins:
-    quotas, limit_ranges = QuotaAccessor(), NamespacedLister("limitranges")
-    storage_classes = NamespacedLister("storageclasses", "storage.k8s.io")
-    pods, priority_classes = NamespacedLister("pods"), NamespacedLister("priorityclasses", "scheduling.k8s.io")
-    runtime_classes = NamespacedLister("runtimeclasses", "node.k8s.io")
-    ingress_classes = NamespacedLister("ingressclasses", "networking.k8s.io")
+                  authorizer: Authorizer | None = None, informers: SharedInformerFactory | None = None) -> AdmissionPlugins:
+    """`informers`: the loopback client's shared informers, which the plugins' listers read (each started
+    when first read) and the quota plugin writes through."""
+    quotas, limit_ranges = QuotaAccessor(informers), NamespacedLister(informers, "limitranges")
+    storage_classes = NamespacedLister(informers, "storageclasses", "storage.k8s.io")
+    pods = NamespacedLister(informers, "pods")
+    priority_classes = NamespacedLister(informers, "priorityclasses", "scheduling.k8s.io")
+    runtime_classes = NamespacedLister(informers, "runtimeclasses", "node.k8s.io")
+    ingress_classes = NamespacedLister(informers, "ingressclasses", "networking.k8s.io")
     factories: dict[str, Callable[[], Any]] = {
         "NamespaceLifecycle": lambda: NamespaceLifecycle(get_namespace),
         "LimitRanger": lambda: LimitRanger(limit_ranges),
@@ -84,8 +86,7 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
     if get_object is not None:  # the service accounts pods run as, read from storage
         factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
     plugins = [factories[name]() for name in names if name in factories]
-    listers = [quotas, limit_ranges, storage_classes, pods, priority_classes, runtime_classes, ingress_classes]
-    # The webhook and policy plugins read configurations, namespaces and services from the registry too.
-    listers += [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook
-                                                 | ValidatingAdmissionPolicy)]
+    # The webhook and policy plugins read configurations, namespaces and services from the registry still.
+    listers = [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook
+                                                | ValidatingAdmissionPolicy)]
     return AdmissionPlugins(Chain(plugins), listers)

@@ -18,6 +18,7 @@ from ..api.resource import features as resource_features
 from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.openapischema import SchemaSource
 from ..apimachinery.wait import Periodic
+from ..authentication.loopback import loopback_authenticator, new_loopback_token
 from ..authentication.request import (
     PUBLIC_PATHS,
     AnonymousAuthenticator,
@@ -30,6 +31,8 @@ from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
 from ..authorization.modes import new_authorizer
+from ..client.informers import SharedInformerFactory
+from ..client.rest import Client, LoopbackTransport
 from ..controllers.aggregated import aggregated_resources
 from ..controlplane.instance import ExtraConfig, new_instance
 from ..controlplane.rbac import RegistryRuleSource, bootstrap_roles
@@ -60,6 +63,9 @@ class ServerConfig:
     admin_token: str
     rbac_source: RegistryRuleSource
     admission: AdmissionPlugins | None = None
+    # The loopback client every internal actor uses, and the informers its readers share.
+    loopback: Client | None = None
+    informers: SharedInformerFactory | None = None
 
 
 async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLiteKV]:
@@ -70,8 +76,9 @@ async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLite
 
 
 def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts: TokenConfig,
-                      get_object: ObjectGetter) -> tuple[UnionAuthenticator, TokenReviewer]:
-    """The request authenticator, and the token reviewer TokenReview asks."""
+                      get_object: ObjectGetter, loopback_token: str = "") -> tuple[UnionAuthenticator, TokenReviewer]:
+    """The request authenticator, and the token reviewer TokenReview asks. The loopback token is asked
+    first (AuthorizeClientBearerToken puts it in front of the configured authenticators)."""
     tokens = StaticTokenAuthenticator({})
     if opts.authentication.token_auth_file:
         tokens = StaticTokenAuthenticator.from_file(opts.authentication.token_auth_file)
@@ -82,7 +89,10 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     paths = PUBLIC_PATHS if authn.anonymous_public_paths_only else None
     anonymous = AnonymousAuthenticator(paths) if authn.anonymous else None
     account_tokens = ServiceAccountTokenAuthenticator(service_accounts, get_object)
-    bearer = UnionTokenAuthenticator([tokens, account_tokens])
+    token_authenticators: list[Any] = [tokens, account_tokens]
+    if loopback_token:
+        token_authenticators.insert(0, loopback_authenticator(loopback_token, tuple(service_accounts.api_audiences)))
+    bearer = UnionTokenAuthenticator(token_authenticators)
     authenticators: list[Any] = [BearerTokenAuthenticator(bearer)]
     if authn.client_ca_file:
         authenticators.insert(0, X509Authenticator())  # kube-apiserver asks x509 first
@@ -100,16 +110,19 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
             return None
 
     get_object = storage_getter(store)
+    loopback = Client(LoopbackTransport(new_loopback_token()))
+    informers = SharedInformerFactory(loopback)
     rbac_source = RegistryRuleSource()
     authorizer = new_authorizer(opts.authorization.modes, rbac_source)  # ValidatingAdmissionPolicy asks it too
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
-                              opts.admission.config_file, authorizer)
+                              opts.admission.config_file, authorizer, informers)
     podspec.set_allow_privileged(opts.allow_privileged)
     resource_features.configure(opts.features.feature_gates)
     admin_token = admin.ensure_admin_credential(opts.data_dir)
     host = opts.advertise_address
     service_accounts = opts.authentication.service_accounts.token_config()
-    authenticator, token_reviewer = new_authenticator(opts, admin_token, service_accounts, get_object)
+    authenticator, token_reviewer = new_authenticator(opts, admin_token, service_accounts, get_object,
+                                                      loopback.token)
     generic = Config(
         authenticator=authenticator,
         authorizer=authorizer,
@@ -144,7 +157,7 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,
                         _read_text(opts.ca_file))
-    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission)
+    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
 
 
 LEASE_CHECK_SECONDS = 1.0
@@ -168,9 +181,21 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
         config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
+    _connect_loopback(config, server)
     # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
     kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
     return server
+
+
+def _connect_loopback(config: ServerConfig, server: GenericAPIServer) -> None:
+    """The loopback client calls the outermost server's handler chain; its informers start as they are
+    first asked for (admission's lazily), and stop before the server drains its watches."""
+    if config.loopback is None:
+        return
+    config.loopback.attach(server.handler)
+    if config.informers is not None:
+        config.informers.start()
+        server.add_pre_shutdown_hook("stop-loopback-informers", config.informers.stop)
 
 
 def client_url(opts: CompletedOptions, port: int) -> str:

@@ -8,9 +8,8 @@ import copy
 from collections import OrderedDict
 from typing import Any
 
-from ...registry.context import Context
-from ...registry.rest import UpdatedObjectInfo
-from ..lister import ADMISSION_USER, NamespacedLister, RouteTable, route_storage
+from ...client.informers import SharedInformerFactory
+from ..lister import NamespacedLister
 
 Object = dict[str, Any]
 UPDATED_CACHE_SIZE = 100
@@ -29,14 +28,9 @@ def _revision(quota: Object) -> int:
 
 
 class QuotaAccessor:
-    def __init__(self) -> None:
-        self.quotas = NamespacedLister("resourcequotas")
-        self.status: Any = None
+    def __init__(self, informers: SharedInformerFactory | None) -> None:
+        self.quotas = NamespacedLister(informers, "resourcequotas")
         self.updated: OrderedDict[str, Object] = OrderedDict()
-
-    def bind(self, group_versions: RouteTable) -> None:
-        self.quotas.bind(group_versions)
-        self.status = route_storage(group_versions, "", "resourcequotas/status")
 
     async def get_quotas(self, namespace: str, live: bool = False) -> list[Object]:
         return [self._newest(quota) for quota in await self.quotas.list(namespace, live)]
@@ -53,15 +47,11 @@ class QuotaAccessor:
         return copy.deepcopy(written)
 
     async def update_status(self, quota: Object) -> Object:
-        """UpdateStatus: a 409 Conflict when the quota's resourceVersion is no longer current."""
-        meta = quota["metadata"]
-
-        async def replace(_ctx: Context, _old: Object | None) -> Object:
-            return copy.deepcopy(quota)
-
-        ctx = Context(meta.get("namespace", ""), ADMISSION_USER)
-        out, _ = await self.status.update(ctx, meta["name"], UpdatedObjectInfo(meta["name"], replace), None, None,
-                                          False, {})
+        """UpdateStatus through the loopback client: a 409 Conflict when the quota's resourceVersion is no
+        longer current."""
+        client = self.quotas.client
+        assert client is not None  # there are quotas to update only when they were listed
+        out = await client.namespace(quota["metadata"].get("namespace", "")).update_status(quota)
         self.updated[_key(out)] = out
         self.updated.move_to_end(_key(out))
         while len(self.updated) > UPDATED_CACHE_SIZE:
