@@ -142,6 +142,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.stop()
 
 
+@pytest.fixture(scope="module")
+def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One etcd member on loopback (tests/etcd.py; skips when etcd is not installed)."""
+    from etcd import EtcdCluster
+
+    with EtcdCluster(str(tmp_path_factory.mktemp("etcd")), members_count=1) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def etcd_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Three etcd members on loopback: a cluster that keeps quorum when one member dies."""
+    from etcd import EtcdCluster
+
+    with EtcdCluster(str(tmp_path_factory.mktemp("etcd3")), members_count=3) as cluster:
+        yield cluster
+
+
 @pytest.fixture
 def kubectl_available() -> None:
     if shutil.which("kubectl") is None:

@@ -89,18 +89,42 @@ class EtcdCluster:
 
     def _command(self, member: Member) -> list[str]:
         cmd = [
-            ETCD, "--name", member.name, "--data-dir", member.data_dir,
-            "--listen-client-urls", f"{self.scheme}://127.0.0.1:{member.client_port}",
-            "--advertise-client-urls", f"{self.scheme}://127.0.0.1:{member.client_port}",
-            "--listen-peer-urls", f"http://127.0.0.1:{member.peer_port}",
-            "--initial-advertise-peer-urls", f"http://127.0.0.1:{member.peer_port}",
-            "--initial-cluster", self._initial_cluster(), "--initial-cluster-state", "new",
-            "--initial-cluster-token", os.path.basename(self.base_dir) or "test",
-            "--heartbeat-interval", "50", "--election-timeout", "500", "--log-level", "warn",
+            ETCD,
+            "--name",
+            member.name,
+            "--data-dir",
+            member.data_dir,
+            "--listen-client-urls",
+            f"{self.scheme}://127.0.0.1:{member.client_port}",
+            "--advertise-client-urls",
+            f"{self.scheme}://127.0.0.1:{member.client_port}",
+            "--listen-peer-urls",
+            f"http://127.0.0.1:{member.peer_port}",
+            "--initial-advertise-peer-urls",
+            f"http://127.0.0.1:{member.peer_port}",
+            "--initial-cluster",
+            self._initial_cluster(),
+            "--initial-cluster-state",
+            "new",
+            "--initial-cluster-token",
+            os.path.basename(self.base_dir) or "test",
+            "--heartbeat-interval",
+            "50",
+            "--election-timeout",
+            "500",
+            "--log-level",
+            "warn",
         ]
         if self.tls:
-            cmd += ["--cert-file", self.tls.server_cert, "--key-file", self.tls.server_key,
-                    "--trusted-ca-file", self.tls.ca_file, "--client-cert-auth"]
+            cmd += [
+                "--cert-file",
+                self.tls.server_cert,
+                "--key-file",
+                self.tls.server_key,
+                "--trusted-ca-file",
+                self.tls.ca_file,
+                "--client-cert-auth",
+            ]
         return cmd
 
     def start(self) -> EtcdCluster:
@@ -115,8 +139,9 @@ class EtcdCluster:
         os.makedirs(self.base_dir, exist_ok=True)
         member.log_path = os.path.join(self.base_dir, f"{member.name}.log")
         with open(member.log_path, "ab") as log:
-            member.process = subprocess.Popen(self._command(member), stdout=log, stderr=log,
-                                              start_new_session=True)
+            member.process = subprocess.Popen(
+                self._command(member), stdout=log, stderr=log, start_new_session=True
+            )
         if wait:
             self.wait_healthy(index)
 
@@ -167,9 +192,21 @@ class EtcdCluster:
 
         cmd = [shutil.which("etcdctl") or "etcdctl", "--endpoints", self.client_url(index), "-w", "json"]
         if self.tls:
-            cmd += ["--cacert", self.tls.ca_file, "--cert", self.tls.client_cert, "--key", self.tls.client_key]
-        out = subprocess.run([*cmd, "endpoint", "status"], capture_output=True, text=True, timeout=10,
-                             env={**os.environ, "ETCDCTL_API": "3"})
+            cmd += [
+                "--cacert",
+                self.tls.ca_file,
+                "--cert",
+                self.tls.client_cert,
+                "--key",
+                self.tls.client_key,
+            ]
+        out = subprocess.run(
+            [*cmd, "endpoint", "status"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env={**os.environ, "ETCDCTL_API": "3"},
+        )
         return json.loads(out.stdout)[0]["Status"] if out.returncode == 0 else None
 
     def running(self, index: int) -> bool:
@@ -232,33 +269,52 @@ def make_tls(directory: str) -> TLSFiles:
         return path
 
     def key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-        return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption())
+        return key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
 
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "etcd-test-ca")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
-          .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-          .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .sign(ca_key, hashes.SHA256()))
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
 
     def leaf(common_name: str, usage: x509.ObjectIdentifier, server: bool) -> tuple[bytes, bytes]:
         key = ec.generate_private_key(ec.SECP256R1())
-        builder = (x509.CertificateBuilder()
-                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
-                   .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - datetime.timedelta(hours=1))
-                   .not_valid_after(now + datetime.timedelta(days=1))
-                   .add_extension(x509.ExtendedKeyUsage([usage]), critical=False))
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
+            .issuer_name(ca_name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        )
         if server:
-            builder = builder.add_extension(x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName(
+                    [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+                ),
+                critical=False,
+            )
         cert = builder.sign(ca_key, hashes.SHA256())
         return cert.public_bytes(serialization.Encoding.PEM), key_pem(key)
 
     server_cert, server_key = leaf("etcd-server", ExtendedKeyUsageOID.SERVER_AUTH, True)
     client_cert, client_key = leaf("kube-apiserver-etcd-client", ExtendedKeyUsageOID.CLIENT_AUTH, False)
-    return TLSFiles(write("ca.crt", ca.public_bytes(serialization.Encoding.PEM)),
-                    write("server.crt", server_cert), write("server.key", server_key),
-                    write("client.crt", client_cert), write("client.key", client_key))
+    return TLSFiles(
+        write("ca.crt", ca.public_bytes(serialization.Encoding.PEM)),
+        write("server.crt", server_cert),
+        write("server.key", server_key),
+        write("client.crt", client_cert),
+        write("client.key", client_key),
+    )

@@ -67,14 +67,17 @@ class Client:
         targets = [_target(e) for e in endpoints]
         if any(secure for _, secure in targets):  # the scheme decides, as etcd's client does
             credentials = grpc.ssl_channel_credentials(
-                _read(tls.ca_file), _read(tls.key_file), _read(tls.cert_file))
+                _read(tls.ca_file), _read(tls.key_file), _read(tls.cert_file)
+            )
         self.endpoints = list(endpoints)
         self._channels = [
             grpc.aio.secure_channel(target, credentials, options=_CHANNEL_OPTIONS)
-            if secure else grpc.aio.insecure_channel(target, options=_CHANNEL_OPTIONS)
+            if secure
+            else grpc.aio.insecure_channel(target, options=_CHANNEL_OPTIONS)
             for target, secure in targets
         ]
         self._current = 0
+        self.failover_window = FAILOVER_WINDOW
 
     @property
     def channel(self) -> grpc.aio.Channel:
@@ -89,7 +92,7 @@ class Client:
     async def unary(self, method: str, request: bytes, retry: bool = True) -> bytes:
         """One call; on an unavailable endpoint the next one is tried (with backoff) for a while."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + FAILOVER_WINDOW
+        deadline = loop.time() + self.failover_window
         attempt = 0
         while True:
             channel = self.channel

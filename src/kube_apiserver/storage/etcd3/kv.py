@@ -43,8 +43,12 @@ class EtcdKV:
         self._closed = False
 
     @classmethod
-    async def open(cls, endpoints: list[str], prefix: str = INTERNAL_PREFIX, tls: TLSConfig | None = None,
-                   ) -> EtcdKV:
+    async def open(
+        cls,
+        endpoints: list[str],
+        prefix: str = INTERNAL_PREFIX,
+        tls: TLSConfig | None = None,
+    ) -> EtcdKV:
         """Connects and learns how far history is compacted (a watch from revision 1 tells)."""
         store = cls(endpoints, prefix, tls)
         try:
@@ -59,13 +63,13 @@ class EtcdKV:
 
     def _key(self, key: str) -> bytes:
         if key.startswith(INTERNAL_PREFIX) and self.prefix != INTERNAL_PREFIX:
-            key = self.prefix + key[len(INTERNAL_PREFIX):]
+            key = self.prefix + key[len(INTERNAL_PREFIX) :]
         return key.encode()
 
     def _name(self, key: bytes) -> str:
         name = key.decode(errors="surrogateescape")
         if self.prefix != INTERNAL_PREFIX and name.startswith(self.prefix):
-            return INTERNAL_PREFIX + name[len(self.prefix):]
+            return INTERNAL_PREFIX + name[len(self.prefix) :]
         return name
 
     def _kv(self, item: m.KeyValue) -> KeyValue:
@@ -96,8 +100,9 @@ class EtcdKV:
         limit = 0 if limit >= MAX_INT64 else limit
         request = m.range_request(self._key(start), self._key(end), limit, max(revision, 0))
         resp = await self._range(request, revision)
-        return RangeResult([self._kv(item) for item in resp.kvs], revision if revision > 0 else resp.revision,
-                           resp.more)
+        return RangeResult(
+            [self._kv(item) for item in resp.kvs], revision if revision > 0 else resp.revision, resp.more
+        )
 
     async def count(self, start: str, end: str) -> int:
         resp = await self._range(m.range_request(self._key(start), self._key(end), count_only=True))
@@ -115,7 +120,9 @@ class EtcdKV:
     # ---- writes ----
 
     async def _grant(self, ttl: int) -> int:
-        lease, error = m.lease_grant_response(await self.client.unary(m.LEASE_GRANT, m.lease_grant_request(ttl)))
+        lease, error = m.lease_grant_response(
+            await self.client.unary(m.LEASE_GRANT, m.lease_grant_request(ttl))
+        )
         if error:
             raise EtcdError(f"etcd: {error}")
         return lease
@@ -137,15 +144,21 @@ class EtcdKV:
 
     async def create(self, key: str, value: bytes, ttl: float = 0) -> TxnResult:
         name = self._key(key)
-        return await self._txn(name, m.compare(name, m.TARGET_CREATE, m.EQUAL, 0), await self._put(name, value, ttl))
+        return await self._txn(
+            name, m.compare(name, m.TARGET_CREATE, m.EQUAL, 0), await self._put(name, value, ttl)
+        )
 
     async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
         name = self._key(key)
-        return await self._txn(name, self._expect(name, expected_mod_revision), await self._put(name, value, ttl))
+        return await self._txn(
+            name, self._expect(name, expected_mod_revision), await self._put(name, value, ttl)
+        )
 
     async def delete(self, key: str, expected_mod_revision: int) -> TxnResult:
         name = self._key(key)
-        return await self._txn(name, self._expect(name, expected_mod_revision), m.op_delete(m.delete_request(name)))
+        return await self._txn(
+            name, self._expect(name, expected_mod_revision), m.op_delete(m.delete_request(name))
+        )
 
     @staticmethod
     def _expect(key: bytes, mod_revision: int) -> bytes:
@@ -208,11 +221,19 @@ class EtcdKV:
     def _event(self, event: m.Event) -> KVEvent:
         item, prev = event.kv, event.prev_kv
         if event.deleted:
-            return KVEvent(DELETE, self._name(item.key), b"", item.mod_revision,
-                           prev.create_revision if prev else 0, prev.value if prev else None)
+            return KVEvent(
+                DELETE,
+                self._name(item.key),
+                b"",
+                item.mod_revision,
+                prev.create_revision if prev else 0,
+                prev.value if prev else None,
+            )
         # A put with a previous value is an update; the first put (version 1) is a create.
         prev_value = prev.value if prev is not None and item.version > 1 else None
-        return KVEvent(PUT, self._name(item.key), item.value, item.mod_revision, item.create_revision, prev_value)
+        return KVEvent(
+            PUT, self._name(item.key), item.value, item.mod_revision, item.create_revision, prev_value
+        )
 
     def request_progress(self) -> None:
         for call in list(self._watch_calls):

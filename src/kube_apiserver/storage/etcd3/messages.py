@@ -29,8 +29,10 @@ def _int64(value: int) -> int:
 
 # ---- requests ----
 
-def range_request(key: bytes, range_end: bytes = b"", limit: int = 0, revision: int = 0,
-                  count_only: bool = False) -> bytes:
+
+def range_request(
+    key: bytes, range_end: bytes = b"", limit: int = 0, revision: int = 0, count_only: bool = False
+) -> bytes:
     out = bytes_field(1, key)
     if range_end:
         out += bytes_field(2, range_end)
@@ -73,8 +75,11 @@ def op_delete(request: bytes) -> bytes:
 
 
 def txn_request(compares: list[bytes], success: list[bytes], failure: list[bytes]) -> bytes:
-    return (b"".join(bytes_field(1, c) for c in compares) + b"".join(bytes_field(2, s) for s in success)
-            + b"".join(bytes_field(3, f) for f in failure))
+    return (
+        b"".join(bytes_field(1, c) for c in compares)
+        + b"".join(bytes_field(2, s) for s in success)
+        + b"".join(bytes_field(3, f) for f in failure)
+    )
 
 
 def compaction_request(revision: int) -> bytes:
@@ -96,6 +101,7 @@ WATCH_PROGRESS_REQUEST = bytes_field(3, b"")  # WatchRequest{progress_request: {
 
 
 # ---- responses ----
+
 
 @dataclass(slots=True)
 class KeyValue:
