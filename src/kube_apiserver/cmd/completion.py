@@ -14,6 +14,7 @@ from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cmd import validation
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
+from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.controllers.manager import unknown_controllers
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
@@ -49,6 +50,9 @@ class CompletedOptions:
     service_ip_ranges: ServiceIPRanges
     completion_errors: list[str] = field(default_factory=list)
     audit: AuditOptions = field(default_factory=AuditOptions)
+    leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
+    endpoint_reconciler_type: str = "lease"
+    apiserver_count: int = 1
 
     # Shortcuts to the values the server needs most.
     @property
@@ -110,7 +114,11 @@ class CompletedOptions:
         errors += self.authorization.validate()
         errors += self.admission.validate()
         errors += self.api_enablement.validate()
-        errors += [f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)]
+        errors += [
+            f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)
+        ]
+        errors += self.leader_election.validate()
+        errors += validation.validate_endpoint_reconciler(self.endpoint_reconciler_type, self.apiserver_count)
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
         errors += validation.validate_public_ip_service_cluster_ip_range_ip_families(
             self.service_ip_ranges, self.generic.advertise_address
@@ -179,6 +187,9 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         service_ip_ranges=ranges,
         completion_errors=list(ranges.errors),
         audit=s.audit,
+        leader_election=s.leader_election,
+        endpoint_reconciler_type=s.endpoint_reconciler_type,
+        apiserver_count=s.apiserver_count,
     )
     _maybe_generate_certs(completed)
     _maybe_generate_service_account_key(completed)

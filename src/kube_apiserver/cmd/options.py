@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, NoReturn
 
 from kube_apiserver import logs
 from kube_apiserver.apimachinery.gostrconv import quote as go_quote
-from kube_apiserver.cli.flagset import NamedFlagSets
+from kube_apiserver.cli.flagset import FlagSet, NamedFlagSets
 from kube_apiserver.cli.parse import FlagError, parse_args
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
+from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
 from kube_apiserver.server.options.audit import AuditOptions
@@ -63,6 +64,10 @@ class ServerRunOptions:
     enable_aggregator_routing: bool = False
     # Not a kube-apiserver flag: the kube-controller-manager controllers this server embeds.
     controllers: list[str] = field(default_factory=lambda: ["*"])
+    # Not kube-apiserver flags either: kube-controller-manager's --leader-elect* for those controllers.
+    leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
+    endpoint_reconciler_type: str = "lease"
+    apiserver_count: int = 1
     service_cluster_ip_ranges: str = ""
     service_node_port_range: PortRange = DEFAULT_SERVICE_NODE_PORT_RANGE
     # "Global" section.
@@ -106,6 +111,9 @@ class ServerRunOptions:
             "named 'foo'. All controllers: clusterrole-aggregation, garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, root-ca-cert-publisher, serviceaccount. Disabled-by-default "
             "controllers: none.",
         )
+        self._add_leader_election_flags(fs)
+        fs.int_var(self, "apiserver_count", "apiserver-count", _APISERVER_COUNT_HELP)
+        fs.string_var(self, "endpoint_reconciler_type", "endpoint-reconciler-type", _ENDPOINT_RECONCILER_HELP)
         fs.bool_var(
             self,
             "enable_aggregator_routing",
@@ -117,6 +125,26 @@ class ServerRunOptions:
         )
         fs.var(
             PortRangeValue(self, "service_node_port_range"), "service-node-port-range", _NODE_PORT_RANGE_HELP
+        )
+
+    def _add_leader_election_flags(self, fs: FlagSet) -> None:
+        """kube-controller-manager's (component-base BindLeaderElectionFlags), for the embedded controllers."""
+        le = self.leader_election
+        fs.bool_var(le, "leader_elect", "leader-elect", _LEADER_ELECT_HELP)
+        fs.duration_var(le, "lease_duration", "leader-elect-lease-duration", _LEASE_DURATION_HELP)
+        fs.duration_var(le, "renew_deadline", "leader-elect-renew-deadline", _RENEW_DEADLINE_HELP)
+        fs.duration_var(le, "retry_period", "leader-elect-retry-period", _RETRY_PERIOD_HELP)
+        fs.string_var(
+            le,
+            "resource_name",
+            "leader-elect-resource-name",
+            "The name of resource object that is used for locking during leader election.",
+        )
+        fs.string_var(
+            le,
+            "resource_namespace",
+            "leader-elect-resource-namespace",
+            "The namespace of resource object that is used for locking during leader election.",
         )
 
     def _add_global_flags(self, fss: NamedFlagSets) -> None:
@@ -196,4 +224,31 @@ _SERVICE_CLUSTER_IP_RANGE_HELP = (
 _NODE_PORT_RANGE_HELP = (
     "A port range to reserve for services with NodePort visibility.  This must not overlap with the "
     "ephemeral port range on nodes.  Example: '30000-32767'. Inclusive at both ends of the range."
+)
+_APISERVER_COUNT_HELP = (
+    "The number of apiservers running in the cluster, must be a positive number. (In use when "
+    "--endpoint-reconciler-type=master-count is enabled.)"
+)
+_ENDPOINT_RECONCILER_HELP = (
+    "Use an endpoint reconciler (master-count, lease, none) master-count is deprecated, and will be removed "
+    "in a future version."
+)
+_LEADER_ELECT_HELP = (
+    "Start a leader election client and gain leadership before executing the main loop. Enable this when "
+    "running replicated components for high availability. (kube-controller-manager's flag: the embedded "
+    "controllers run on the replica that leads.)"
+)
+_LEASE_DURATION_HELP = (
+    "The duration that non-leader candidates will wait after observing a leadership renewal until attempting "
+    "to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that "
+    "a leader can be stopped before it is replaced by another candidate. This is only applicable if leader "
+    "election is enabled."
+)
+_RENEW_DEADLINE_HELP = (
+    "The interval between attempts by the acting master to renew a leadership slot before it stops leading. "
+    "This must be less than the lease duration. This is only applicable if leader election is enabled."
+)
+_RETRY_PERIOD_HELP = (
+    "The duration the clients should wait between attempting acquisition and renewal of a leadership. This "
+    "is only applicable if leader election is enabled."
 )

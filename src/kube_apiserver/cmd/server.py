@@ -46,6 +46,7 @@ from ..serviceaccount.issuer import TokenConfig
 from ..storage import interface as storage
 from ..storage.compactor import Compactor
 from ..storage.factory import StorageFactory
+from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
 from . import admin
@@ -100,8 +101,10 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     return UnionAuthenticator(authenticators, anonymous), reviewer
 
 
-async def new_config(opts: CompletedOptions) -> ServerConfig:
-    store, kv = await new_storage(opts)
+async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> ServerConfig:
+    """`shared_kv`: a KV another server in this process owns (replicas in tests share one SQLite KV, whose
+    file admits one opener); its owner compacts it, expires its leases and closes it."""
+    store, kv = (ObjectStore(shared_kv), shared_kv) if shared_kv is not None else await new_storage(opts)
 
     async def get_namespace(name: str) -> dict | None:
         try:
@@ -142,11 +145,12 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
         opts.audit.apply_to(generic)
     except ValueError as err:
         raise SystemExit(f"Error: {err}") from None
-    compactor = Compactor(kv, opts.etcd.compaction_interval)
-    compactor.start()
-    leases = Periodic("lease expiry", LEASE_CHECK_SECONDS, kv.expire_leases)
-    leases.start()
-    generic.destroy_functions.extend([compactor.stop, leases.stop, kv.close])
+    if shared_kv is None:
+        compactor = Compactor(kv, opts.etcd.compaction_interval)
+        compactor.start()
+        leases = Periodic("lease expiry", LEASE_CHECK_SECONDS, kv.expire_leases)
+        leases.start()
+        generic.destroy_functions.extend([compactor.stop, leases.stop, kv.close])
     factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl)
     generic.destroy_functions.insert(0, factory.stop)
     tls = opts.secure_serving.tls()
@@ -157,10 +161,20 @@ async def new_config(opts: CompletedOptions) -> ServerConfig:
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,
                         _read_text(opts.ca_file))
+    _configure_replica(opts, extra)
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
 
 
 LEASE_CHECK_SECONDS = 1.0
+
+
+def _configure_replica(opts: CompletedOptions, extra: ExtraConfig) -> None:
+    """What makes this server one replica among several: its controllers' leader election, how the
+    kubernetes Service's endpoints list the replicas, and its identity Lease."""
+    extra.leader_election = opts.leader_election
+    extra.endpoint_reconciler_type = opts.endpoint_reconciler_type
+    extra.apiserver_count = opts.apiserver_count
+    extra.identity_lease = opts.features.enabled("APIServerIdentity")
 
 
 def _read_text(path: str) -> str:

@@ -46,3 +46,16 @@ def validate_public_ip_service_cluster_ip_range_ip_families(
             f'service IP family "{ranges.primary}" must match public address family "{advertise_address}"'
         ]
     return []
+
+
+ENDPOINT_RECONCILER_TYPES = ("master-count", "lease", "none")
+
+
+def validate_endpoint_reconciler(reconciler_type: str, apiserver_count: int) -> list[str]:
+    """--apiserver-count is checked for master-count (its message); an unknown type is refused here, where
+    kube-apiserver ends at start with "Reconciler not implemented"."""
+    if reconciler_type not in ENDPOINT_RECONCILER_TYPES:
+        return [f"Reconciler not implemented: {reconciler_type}"]
+    if reconciler_type == "master-count" and apiserver_count <= 0:
+        return [f"--apiserver-count should be a positive number, but value '{apiserver_count}' provided"]
+    return []

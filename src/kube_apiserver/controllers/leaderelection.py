@@ -110,8 +110,9 @@ class StoreLeaseClient:
         async def replace(_ctx: Context, _old: Object | None) -> Object:
             return lease
 
-        updated, _ = await self.store.update(self._ctx(meta["namespace"]), meta["name"],
-                                             UpdatedObjectInfo(meta["name"], replace))
+        updated, _ = await self.store.update(
+            self._ctx(meta["namespace"]), meta["name"], UpdatedObjectInfo(meta["name"], replace)
+        )
         return updated
 
 
@@ -126,12 +127,20 @@ class LeaderElectionRecord:
     @classmethod
     def from_lease(cls, lease: Object) -> LeaderElectionRecord:
         spec = lease.get("spec") or {}
-        return cls(spec.get("holderIdentity") or "", spec.get("leaseDurationSeconds") or 0,
-                   spec.get("acquireTime"), spec.get("renewTime"), spec.get("leaseTransitions") or 0)
+        return cls(
+            spec.get("holderIdentity") or "",
+            spec.get("leaseDurationSeconds") or 0,
+            spec.get("acquireTime"),
+            spec.get("renewTime"),
+            spec.get("leaseTransitions") or 0,
+        )
 
     def spec(self) -> Object:
-        spec: Object = {"holderIdentity": self.holder_identity, "leaseDurationSeconds": self.lease_duration_seconds,
-                        "leaseTransitions": self.leader_transitions}
+        spec: Object = {
+            "holderIdentity": self.holder_identity,
+            "leaseDurationSeconds": self.lease_duration_seconds,
+            "leaseTransitions": self.leader_transitions,
+        }
         if self.acquire_time:
             spec["acquireTime"] = self.acquire_time
         if self.renew_time:
@@ -143,11 +152,17 @@ class LeaderElector:
     """Runs `on_started_leading` when it acquires the lease and `on_stopped_leading` when it loses it
     (or is stopped while leading); then it is a candidate again."""
 
-    def __init__(self, config: LeaderElectionConfiguration, client: LeaseClient, identity: str,
-                 on_started_leading: Callable[[], Awaitable[None]],
-                 on_stopped_leading: Callable[[], Awaitable[None]],
-                 release_on_cancel: bool = True, clock: Callable[[], float] = time.monotonic,
-                 wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)):
+    def __init__(
+        self,
+        config: LeaderElectionConfiguration,
+        client: LeaseClient,
+        identity: str,
+        on_started_leading: Callable[[], Awaitable[None]],
+        on_stopped_leading: Callable[[], Awaitable[None]],
+        release_on_cancel: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ):
         self.config = config
         self.client = client
         self.identity = identity
@@ -173,9 +188,18 @@ class LeaderElector:
     def get_leader(self) -> str:
         return self.observed_record.holder_identity if self.observed_record else ""
 
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+    async def start(self) -> None:
+        """Campaigns in the background. When the first attempt acquires the lease, the leader's work has
+        started by the time this returns (a lone server's controllers run as soon as it is ready, and a
+        failure to start them is the caller's, as without leader election)."""
+        if self._task is not None:
+            return
+        acquired = await self.try_acquire_or_renew()
+        if acquired:
+            self.leading = True
+            log.info("successfully acquired lease %s", self.name)
+            await self.on_started_leading()
+        self._task = asyncio.get_running_loop().create_task(self._run(acquired))
 
     async def stop(self) -> None:
         """Stops campaigning; a leader stops its work first, then (release_on_cancel) frees the lease."""
@@ -189,15 +213,23 @@ class LeaderElector:
             if self.release_on_cancel:
                 await self.release()
 
-    async def _run(self) -> None:
+    async def _run(self, leading: bool) -> None:
         while True:
-            await self._acquire()
-            self.leading = True
-            log.info("successfully acquired lease %s", self.name)
-            self._leading_work = asyncio.get_running_loop().create_task(self.on_started_leading())
+            if not leading:
+                await self._acquire()
+                self.leading = True
+                log.info("successfully acquired lease %s", self.name)
+                self._leading_work = asyncio.get_running_loop().create_task(self._lead())
             await self._renew()
             log.info("failed to renew lease %s: timed out waiting for the condition", self.name)
             await self._stop_leading()
+            leading = False
+
+    async def _lead(self) -> None:
+        try:
+            await self.on_started_leading()
+        except Exception:  # noqa: BLE001 - the leader keeps its lease; what failed says so in the log
+            log.exception("starting the work of the leader of %s failed", self.name)
 
     async def _stop_leading(self) -> None:
         self.leading = False
@@ -260,11 +292,17 @@ class LeaderElector:
             log.debug("lock is held by %s and has not yet expired", old.holder_identity)
             return False
         if self.is_leader():
-            record = LeaderElectionRecord(self.identity, record.lease_duration_seconds, old.acquire_time or now,
-                                          now, old.leader_transitions)
+            record = LeaderElectionRecord(
+                self.identity,
+                record.lease_duration_seconds,
+                old.acquire_time or now,
+                now,
+                old.leader_transitions,
+            )
         else:
-            record = LeaderElectionRecord(self.identity, record.lease_duration_seconds, now, now,
-                                          old.leader_transitions + 1)
+            record = LeaderElectionRecord(
+                self.identity, record.lease_duration_seconds, now, now, old.leader_transitions + 1
+            )
         updated = await self.client.update(self._lease_object(record, lease))
         self._observe(updated)
         return True
@@ -287,5 +325,9 @@ class LeaderElector:
         meta: Object = {"name": self.config.resource_name, "namespace": self.config.resource_namespace}
         if current is not None:
             meta = dict(current["metadata"])
-        return {"apiVersion": LEASE_API_VERSION, "kind": "Lease", "metadata": meta,
-                "spec": {**((current or {}).get("spec") or {}), **record.spec()}}
+        return {
+            "apiVersion": LEASE_API_VERSION,
+            "kind": "Lease",
+            "metadata": meta,
+            "spec": {**((current or {}).get("spec") or {}), **record.spec()},
+        }

@@ -1,5 +1,7 @@
 """Which embedded controllers run (--controllers, with kube-controller-manager's syntax: `*` for the
-defaults, `name` to enable, `-name` to disable), started after the server is up."""
+defaults, `name` to enable, `-name` to disable), started after the server is up and, with --leader-elect
+(the default, as kube-controller-manager's), only while this server holds the kube-system/
+kube-controller-manager Lease: of several replicas on one storage, one runs them."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from .clusterroleaggregation import ClusterRoleAggregationController
 from .discovery import ServerResources, chain_routes, local_resources
 from .garbagecollector import GarbageCollector
 from .informer import Resource
+from .leaderelection import LeaderElectionConfiguration, LeaderElector, StoreLeaseClient, new_identity
 from .namespace import NamespaceController
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
@@ -54,54 +57,80 @@ def _find(resources: list[Resource], resource: str) -> Any:
 
 class ControllerManager:
     def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]],
-                 server: Any, root_ca: str = ""):
+                 server: Any, root_ca: str = "", leader_election: LeaderElectionConfiguration | None = None,
+                 identity: str = ""):
         """`root_ca`: the CA bundle root-ca-cert-publisher publishes (KCM's --root-ca-file). `server`: the
         server whose chain the controllers discover resources in (built-in and custom resources); the
-        aggregator adds its aggregated servers' resources to `discovery`."""
+        aggregator adds its aggregated servers' resources to `discovery`. `identity`: this replica's
+        holder identity in the leader election Lease (hostname_uuid when empty)."""
         self.names = names
         self.group_versions = group_versions
         self.root_ca = root_ca
         self.server = server
         self.discovery = ServerResources(local_resources(server))
         self.running: list[Any] = []
+        self.leader_election = leader_election or LeaderElectionConfiguration(leader_elect=False)
+        self.identity = identity or new_identity()
+        self.elector: LeaderElector | None = None
 
     async def start(self) -> None:
+        """Starts the controllers, or campaigns for the lease and starts them once it leads."""
+        leases = self.group_versions.get(("coordination.k8s.io", "v1"), {}).get("leases")
+        if not self.leader_election.leader_elect or leases is None:
+            await self.start_controllers()
+            return
+        self.elector = LeaderElector(self.leader_election, StoreLeaseClient(leases.scope.storage), self.identity,
+                                     self.start_controllers, self.stop_controllers)
+        await self.elector.start()
+
+    async def stop(self) -> None:
+        if self.elector is not None:
+            await self.elector.stop()  # stops the controllers first if it leads, then releases the lease
+            self.elector = None
+        await self.stop_controllers()
+
+    async def start_controllers(self) -> None:
+        for controller in self._new_controllers():
+            await controller.start()
+            self.running.append(controller)  # only what started is stopped
+            log.info("Started %s controller", controller.name)
+
+    async def stop_controllers(self) -> None:
+        running, self.running = self.running, []
+        for controller in running:
+            await controller.stop()
+
+    def _new_controllers(self) -> list[Any]:
+        new: list[Any] = []
         resources = served_resources(self.group_versions)
         core = self.group_versions.get(("", "v1"), {})
         if enabled(self.names, "garbagecollector"):
-            self.running.append(GarbageCollector(lambda: served_resources(chain_routes(self.server))))
+            new.append(GarbageCollector(lambda: served_resources(chain_routes(self.server))))
         if enabled(self.names, "namespace") and "namespaces/finalize" in core:
             namespaces = _find(resources, "namespaces")
-            self.running.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
-                                                    core["namespaces/finalize"].scope.storage, self.discovery))
+            new.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
+                                           core["namespaces/finalize"].scope.storage, self.discovery))
         if enabled(self.names, "serviceaccount"):
             accounts = _find(resources, "serviceaccounts")
             if accounts is not None:
-                self.running.append(ServiceAccountsController(_find(resources, "namespaces"), accounts))
+                new.append(ServiceAccountsController(_find(resources, "namespaces"), accounts))
         quotas = _find(resources, "resourcequotas")
         if enabled(self.names, "resourcequota") and quotas is not None:
-            self.running.append(ResourceQuotaController(quotas, core["resourcequotas/status"].scope.storage,
-                                                        resources, new_evaluators()))
+            new.append(ResourceQuotaController(quotas, core["resourcequotas/status"].scope.storage,
+                                               resources, new_evaluators()))
         claims, pods, volumes = (_find(resources, r) for r in ("persistentvolumeclaims", "pods", "persistentvolumes"))
         if enabled(self.names, "pvc-protection") and claims is not None and pods is not None:
-            self.running.append(PVCProtectionController(claims, pods))
+            new.append(PVCProtectionController(claims, pods))
         if enabled(self.names, "pv-protection") and volumes is not None:
-            self.running.append(PVProtectionController(volumes))
-        self._add_clusterrole_aggregation(resources)
+            new.append(PVProtectionController(volumes))
+        self._add_clusterrole_aggregation(resources, new)
         configmaps = _find(resources, "configmaps")
         if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
-            self.running.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
-        for controller in self.running:
-            await controller.start()
-            log.info("Started %s controller", controller.name)
+            new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
+        return new
 
-    def _add_clusterrole_aggregation(self, resources: list[Resource]) -> None:
+    def _add_clusterrole_aggregation(self, resources: list[Resource], new: list[Any]) -> None:
         roles = next((r for r in resources if r.group == RBAC_GROUP and r.resource == "clusterroles"), None)
         if enabled(self.names, "clusterrole-aggregation") and roles is not None:
             route = self.group_versions[(RBAC_GROUP, "v1")]["clusterroles"]
-            self.running.append(ClusterRoleAggregationController(roles, route.scope.field_manager))
-
-    async def stop(self) -> None:
-        for controller in self.running:
-            await controller.stop()
-        self.running = []
+            new.append(ClusterRoleAggregationController(roles, route.scope.field_manager))

@@ -4,6 +4,8 @@ controller (k8s pkg/controlplane/instance.go)."""
 from __future__ import annotations
 
 import logging
+import socket
+import uuid
 from dataclasses import dataclass, field
 
 from ..api import core
@@ -12,6 +14,7 @@ from ..api.core.service.network import DEFAULT_CIDR
 from ..api.groups import installed_groups
 from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
+from ..controllers.leaderelection import LeaderElectionConfiguration
 from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
@@ -21,7 +24,9 @@ from ..serviceaccount import openid
 from ..serviceaccount.issuer import TokenConfig
 from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
-from .kubernetesservice import KubernetesServiceConfig, KubernetesServiceController
+from .identitylease import IdentityLeaseController, IdentityLeaseGarbageCollector
+from .kubernetesservice import INTERVAL_SECONDS, KubernetesServiceConfig, KubernetesServiceController
+from .reconcilers import DEFAULT_ENDPOINT_RECONCILER_TTL, LEASE, new_endpoint_reconciler
 
 log = logging.getLogger("kube_apiserver.controlplane")
 
@@ -43,6 +48,16 @@ class ExtraConfig:
     token_reviewer: TokenReviewer | None = None
     # The CA bundle that verifies this server, published in every namespace as kube-root-ca.crt.
     root_ca: str = ""
+    # --leader-elect*: the embedded controllers run on the replica holding their Lease.
+    leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
+    # --endpoint-reconciler-type and --apiserver-count; the TTL and interval are kube-apiserver's constants.
+    endpoint_reconciler_type: str = LEASE
+    apiserver_count: int = 1
+    endpoint_reconciler_ttl: float = DEFAULT_ENDPOINT_RECONCILER_TTL
+    endpoint_reconciler_interval: float = INTERVAL_SECONDS
+    # The APIServerIdentity feature: this replica's identity Lease, named after its hostname.
+    identity_lease: bool = True
+    hostname: str = field(default_factory=socket.gethostname)
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -77,15 +92,34 @@ class Instance:
         namespaces = SystemNamespacesController(self.generic_api_server.restful)
         self.generic_api_server.add_post_start_hook("start-system-namespaces-controller", namespaces.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-system-namespaces-controller", namespaces.stop)
+        reconciler = new_endpoint_reconciler(extra.endpoint_reconciler_type, extra.storage.store,
+                                             extra.apiserver_count, extra.endpoint_reconciler_ttl)
         kubernetes = KubernetesServiceController(self.generic_api_server.restful, KubernetesServiceConfig(
-            extra.api_server_service_ip, extra.advertise_address, extra.public_port))
+            extra.api_server_service_ip, extra.advertise_address, extra.public_port, reconciler,
+            extra.endpoint_reconciler_interval))
         self.generic_api_server.add_post_start_hook("bootstrap-controller", kubernetes.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-bootstrap-controller", kubernetes.stop)
+        self.generic_api_server.kubernetes_service = kubernetes  # type: ignore[attr-defined]  # tests stop its renewals
+        self._add_identity_lease()
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
-                                        self.generic_api_server, extra.root_ca)
+                                        self.generic_api_server, extra.root_ca, extra.leader_election,
+                                        f"{extra.hostname}_{uuid.uuid4()}")
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
+
+    def _add_identity_lease(self) -> None:
+        """The identity lease controller and the collector of expired identity leases (upstream's hooks)."""
+        route = self.generic_api_server.restful.group_versions.get(("coordination.k8s.io", "v1"), {}).get("leases")
+        if not self.extra.identity_lease or route is None:
+            return
+        identity = IdentityLeaseController(route.scope.storage, self.extra.hostname)
+        collector = IdentityLeaseGarbageCollector(route.scope.storage)
+        server = self.generic_api_server
+        server.add_post_start_hook("start-kube-apiserver-identity-lease-controller", identity.start)
+        server.add_pre_shutdown_hook("stop-kube-apiserver-identity-lease-controller", identity.stop)
+        server.add_post_start_hook("start-kube-apiserver-identity-lease-garbage-collector", collector.start)
+        server.add_pre_shutdown_hook("stop-kube-apiserver-identity-lease-garbage-collector", collector.stop)
 
     def _install_issuer_discovery(self) -> None:
         """The OpenID discovery documents of an https issuer (skipped, with the reason logged, otherwise)."""

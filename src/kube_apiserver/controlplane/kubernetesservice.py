@@ -2,14 +2,16 @@
 advertise address and secure port (pkg/controlplane/controller/kubernetesservice, with the endpoints
 of reconcilers.EndpointsAdapter). Before the first sync, the allocation repair pass runs. The Service
 is created when missing, never reconciled; the endpoints (addresses and ports) are reset every
-interval when they differ. A single server: no leases of other API servers are read."""
+interval when they differ. Which addresses they list is the endpoint reconciler's (reconcilers.py: with
+`lease`, every live replica's); a clean stop takes this replica's address out (RemoveEndpoints)."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.core.service.repair import repair
@@ -20,6 +22,7 @@ from ..registry.rest import UpdatedObjectInfo
 from ..registry.store import Store
 from ..server.restful import APIContainer
 from .bootstrap import SYSTEM_USER
+from .reconcilers import EndpointReconciler, MasterCountReconciler, address_type
 
 log = logging.getLogger("kube_apiserver.controlplane")
 Object = dict[str, Any]
@@ -37,17 +40,15 @@ class KubernetesServiceConfig:
     service_ip: str
     public_ip: str
     public_port: Callable[[], int]
-
-
-def _address_type(ip: str) -> str:
-    return "IPv6" if ipaddress.ip_address(ip).version == 6 else "IPv4"
+    reconciler: EndpointReconciler = field(default_factory=lambda: MasterCountReconciler(1))
+    interval: float = INTERVAL_SECONDS
 
 
 class KubernetesServiceController:
     def __init__(self, restful: APIContainer, config: KubernetesServiceConfig):
         self.restful = restful
         self.config = config
-        self._periodic = Periodic("kubernetes service controller", INTERVAL_SECONDS, self.sync)
+        self._periodic = Periodic("kubernetes service controller", config.interval, self.sync)
         self._last_error = ""
         self._loopback_noted = False
 
@@ -65,7 +66,25 @@ class KubernetesServiceController:
         self._periodic.start()
 
     async def stop(self) -> None:
+        """Stops reconciling, then takes this replica's address out of the endpoints, waiting at most two
+        intervals for it (kube-apiserver's Controller.Stop)."""
+        await self.stop_reconciling()
+        if not self._publishes_endpoints():
+            return
+        try:
+            await asyncio.wait_for(self._remove_endpoints(), 2 * self.config.interval)
+        except (errors.StatusError, TimeoutError) as err:
+            log.error("Unable to remove endpoints from kubernetes service: %s", getattr(err, "message", err))
+
+    async def stop_reconciling(self) -> None:
+        """Stops renewing this replica's presence (and its reconciling), leaving it listed until it expires."""
         await self._periodic.stop()
+
+    async def _remove_endpoints(self) -> None:
+        addresses = await self.config.reconciler.remove(self.config.public_ip, await self._current_addresses())
+        if addresses is not None:
+            await self.ensure_endpoints(addresses)
+            await self.ensure_endpoint_slice(addresses)
 
     def _publishes_endpoints(self) -> bool:
         """Kubernetes' Endpoints validation refuses a loopback address, so kube-apiserver advertising
@@ -87,8 +106,11 @@ class KubernetesServiceController:
             if self.config.service_ip:
                 await self.ensure_service()
             if self._publishes_endpoints():
-                await self.ensure_endpoints()
-                await self.ensure_endpoint_slice()
+                current = await self._current_addresses()
+                addresses = await self.config.reconciler.addresses(self.config.public_ip, current)
+                if addresses is not None:
+                    await self.ensure_endpoints(addresses)
+                    await self.ensure_endpoint_slice(addresses)
         except errors.StatusError as err:
             message = f"unable to sync kubernetes service: {err.message}"
             log.log(logging.DEBUG if message == self._last_error else logging.ERROR, message)
@@ -121,23 +143,28 @@ class KubernetesServiceController:
     def _port(self) -> Object:
         return {"name": PORT_NAME, "port": self.config.public_port(), "protocol": "TCP"}
 
-    async def ensure_endpoints(self) -> None:
+    async def _current_addresses(self) -> list[str]:
+        current = await self._get(self._store("", "endpoints"), NAME)
+        subsets = (current or {}).get("subsets") or []
+        return [a["ip"] for a in (subsets[0].get("addresses") or []) if a.get("ip")] if len(subsets) == 1 else []
+
+    async def ensure_endpoints(self, addresses: list[str]) -> None:
         store = self._store("", "endpoints")
         current = await self._get(store, NAME)
         wanted = {"apiVersion": "v1", "kind": "Endpoints",
                   "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": {SKIP_MIRROR: "true"}},
-                  "subsets": [{"addresses": [{"ip": self.config.public_ip}], "ports": [self._port()]}]}
+                  "subsets": [{"addresses": [{"ip": ip} for ip in addresses], "ports": [self._port()]}]}
         if current is None or current.get("subsets") != wanted["subsets"] or \
                 current["metadata"].get("labels") != wanted["metadata"]["labels"]:
             await self._put(store, current, wanted)
 
-    async def ensure_endpoint_slice(self) -> None:
+    async def ensure_endpoint_slice(self, addresses: list[str]) -> None:
         store = self._store("discovery.k8s.io", "endpointslices")
         current = await self._get(store, NAME)
         wanted = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
                   "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": {SERVICE_NAME_LABEL: NAME}},
-                  "addressType": _address_type(self.config.public_ip),
-                  "endpoints": [{"addresses": [self.config.public_ip], "conditions": {"ready": True}}],
+                  "addressType": address_type(self.config.public_ip),
+                  "endpoints": [{"addresses": [ip], "conditions": {"ready": True}} for ip in addresses],
                   "ports": [self._port()]}
         if current is None or any(current.get(k) != wanted[k] for k in ("endpoints", "ports", "addressType")) or \
                 current["metadata"].get("labels") != wanted["metadata"]["labels"]:
@@ -160,5 +187,6 @@ class KubernetesServiceController:
         async def replace(_ctx: Context, old: Object | None) -> Object:
             return dict(wanted, metadata={**(old or current)["metadata"], "labels": wanted["metadata"]["labels"]})
 
-        log.warning("resetting the endpoints of the kubernetes service to %s", self.config.public_ip)
+        log.info("resetting the %s of the kubernetes service", wanted["kind"])
         await store.update(self._ctx(), NAME, UpdatedObjectInfo(NAME, replace))
+

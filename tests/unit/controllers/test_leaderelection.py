@@ -70,8 +70,15 @@ def elector(leases: FakeLeases, identity: str, clock=None, config=None, events=N
         events.append(("stopped", identity))
 
     kwargs = {"clock": clock} if clock is not None else {}
-    return LeaderElector(config or LeaderElectionConfiguration(), leases, identity, started, stopped,
-                         wall_clock=lambda: datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC), **kwargs)
+    return LeaderElector(
+        config or LeaderElectionConfiguration(),
+        leases,
+        identity,
+        started,
+        stopped,
+        wall_clock=lambda: datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
+        **kwargs,
+    )
 
 
 def test_the_first_candidate_creates_the_lease_with_its_record():
@@ -79,9 +86,14 @@ def test_the_first_candidate_creates_the_lease_with_its_record():
         leases = FakeLeases()
         assert await elector(leases, "a").try_acquire_or_renew()
         assert leases.lease["metadata"] == {"name": NAME, "namespace": NS, "resourceVersion": "1"}
-        assert leases.lease["spec"] == {"holderIdentity": "a", "leaseDurationSeconds": 15, "leaseTransitions": 0,
-                                        "acquireTime": "2026-01-02T03:04:05.678901Z",
-                                        "renewTime": "2026-01-02T03:04:05.678901Z"}
+        assert leases.lease["spec"] == {
+            "holderIdentity": "a",
+            "leaseDurationSeconds": 15,
+            "leaseTransitions": 0,
+            "acquireTime": "2026-01-02T03:04:05.678901Z",
+            "renewTime": "2026-01-02T03:04:05.678901Z",
+        }
+
     asyncio.run(main())
 
 
@@ -99,6 +111,7 @@ def test_a_held_lease_is_taken_only_after_the_lease_duration_on_the_candidates_c
         assert b.is_leader()
         assert leases.lease["spec"]["holderIdentity"] == "b"
         assert leases.lease["spec"]["leaseTransitions"] == 1
+
     asyncio.run(main())
 
 
@@ -116,6 +129,7 @@ def test_a_renewal_seen_by_a_candidate_restarts_its_wait():
         assert leases.lease["spec"]["leaseTransitions"] == 0
         clock.now += 10  # 20s after b first looked, 10s after the renewal it sees now
         assert not await b.try_acquire_or_renew()
+
     asyncio.run(main())
 
 
@@ -130,6 +144,7 @@ def test_release_empties_the_holder_so_the_next_candidate_acquires_at_once():
         assert leases.lease["spec"]["leaseDurationSeconds"] == 1
         assert await b.try_acquire_or_renew()
         assert leases.lease["spec"]["leaseTransitions"] == 1
+
     asyncio.run(main())
 
 
@@ -148,16 +163,20 @@ def test_an_update_on_a_stale_read_is_a_failed_attempt_not_an_error():
 
         leases.get = stale
         assert not await a.try_acquire_or_renew()
+
     asyncio.run(main())
 
 
-SHORT = LeaderElectionConfiguration(lease_duration=1.0, renew_deadline=0.5, retry_period=0.1)  # whole seconds: the Lease stores an int
+SHORT = LeaderElectionConfiguration(
+    lease_duration=1.0, renew_deadline=0.5, retry_period=0.1
+)  # whole seconds: the Lease stores an int
 
 
 async def until(predicate, timeout: float = 10.0) -> None:
     async def poll() -> None:
         while not predicate():
             await asyncio.sleep(0.01)
+
     await asyncio.wait_for(poll(), timeout)
 
 
@@ -166,9 +185,9 @@ def test_one_candidate_leads_and_a_clean_stop_hands_over_at_once():
         leases, events = FakeLeases(), []
         a = elector(leases, "a", config=SHORT, events=events)
         b = elector(leases, "b", config=SHORT, events=events)
-        a.start()
+        await a.start()
         await until(lambda: ("started", "a") in events)
-        b.start()
+        await b.start()
         await asyncio.sleep(0.2)
         assert events == [("started", "a")]
         await a.stop()
@@ -177,6 +196,7 @@ def test_one_candidate_leads_and_a_clean_stop_hands_over_at_once():
         await b.stop()
         assert leases.lease["spec"]["holderIdentity"] == ""
         assert leases.lease["spec"]["leaseTransitions"] == 1
+
     asyncio.run(main())
 
 
@@ -184,10 +204,10 @@ def test_a_leader_that_cannot_renew_gives_up_and_another_takes_over_after_expiry
     async def main() -> None:
         leases, events = FakeLeases(), []
         a = elector(leases, "a", config=SHORT, events=events)
-        a.start()
+        await a.start()
         await until(lambda: a.leading)
         b = elector(leases, "b", config=SHORT, events=events)
-        b.start()
+        await b.start()
         original_update = leases.update
 
         async def refuse_a(lease: dict) -> dict:
@@ -201,16 +221,21 @@ def test_a_leader_that_cannot_renew_gives_up_and_another_takes_over_after_expiry
         assert events.index(("stopped", "a")) < events.index(("started", "b"))
         await b.stop()
         await a.stop()
+
     asyncio.run(main())
 
 
 def test_the_configuration_is_checked_as_new_leader_elector_does():
     assert LeaderElectionConfiguration().validate() == []
-    assert LeaderElectionConfiguration(leader_elect=False, lease_duration=1, renew_deadline=5).validate() == []
+    assert (
+        LeaderElectionConfiguration(leader_elect=False, lease_duration=1, renew_deadline=5).validate() == []
+    )
     assert LeaderElectionConfiguration(lease_duration=10, renew_deadline=10).validate() == [
-        "leaseDuration must be greater than renewDeadline"]
+        "leaseDuration must be greater than renewDeadline"
+    ]
     assert LeaderElectionConfiguration(renew_deadline=2.4, retry_period=2).validate() == [
-        "renewDeadline must be greater than retryPeriod*JitterFactor"]
+        "renewDeadline must be greater than retryPeriod*JitterFactor"
+    ]
 
 
 def test_the_identity_is_the_hostname_and_a_uuid():

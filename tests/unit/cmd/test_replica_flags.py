@@ -1,0 +1,64 @@
+"""The flags of a replica among several: kube-controller-manager's --leader-elect* for the embedded
+controllers (checked as NewLeaderElector does) and kube-apiserver's --endpoint-reconciler-type and
+--apiserver-count."""
+
+from __future__ import annotations
+
+import pytest
+
+from kube_apiserver.cmd.options import ServerRunOptions
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("KUBE_APISERVER_DATA_DIR", str(tmp_path / "data"))
+
+
+def completed(*argv: str):
+    return ServerRunOptions.parse(list(argv)).complete()
+
+
+def test_defaults_are_kube_controller_managers_and_the_lease_reconciler():
+    opts = completed()
+    le = opts.leader_election
+    assert (le.leader_elect, le.lease_duration, le.renew_deadline, le.retry_period) == (True, 15.0, 10.0, 2.0)
+    assert (le.resource_name, le.resource_namespace) == ("kube-controller-manager", "kube-system")
+    assert (opts.endpoint_reconciler_type, opts.apiserver_count) == ("lease", 1)
+    assert opts.validate() == []
+
+
+def test_leader_election_flags_are_parsed():
+    le = completed(
+        "--leader-elect=false",
+        "--leader-elect-lease-duration=30s",
+        "--leader-elect-renew-deadline=20s",
+        "--leader-elect-retry-period=5s",
+        "--leader-elect-resource-name=embedded",
+        "--leader-elect-resource-namespace=ops",
+    ).leader_election
+    assert (le.leader_elect, le.lease_duration, le.renew_deadline, le.retry_period) == (
+        False,
+        30.0,
+        20.0,
+        5.0,
+    )
+    assert (le.resource_name, le.resource_namespace) == ("embedded", "ops")
+
+
+def test_leader_election_durations_are_checked_when_it_is_on():
+    assert completed("--leader-elect-renew-deadline=15s").validate() == [
+        "leaseDuration must be greater than renewDeadline"
+    ]
+    assert completed("--leader-elect-retry-period=9s").validate() == [
+        "renewDeadline must be greater than retryPeriod*JitterFactor"
+    ]
+    assert completed("--leader-elect=false", "--leader-elect-renew-deadline=15s").validate() == []
+
+
+def test_endpoint_reconciler_flags_are_checked():
+    assert completed("--endpoint-reconciler-type=none").validate() == []
+    assert completed("--endpoint-reconciler-type=master-count", "--apiserver-count=3").validate() == []
+    assert completed("--endpoint-reconciler-type=master-count", "--apiserver-count=0").validate() == [
+        "--apiserver-count should be a positive number, but value '0' provided"
+    ]
+    assert completed("--endpoint-reconciler-type=static").validate() == ["Reconciler not implemented: static"]
