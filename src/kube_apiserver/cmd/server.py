@@ -196,6 +196,7 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
     _connect_loopback(config, server)
+    kube_api_server.controllers.loopback = config.loopback  # type: ignore[attr-defined]  # they write through it
     # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
     kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
     return server

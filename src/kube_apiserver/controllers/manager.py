@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from ..api.core.resourcequota.evaluators import new_evaluators
+from ..client.rest import Client
 from .clusterroleaggregation import ClusterRoleAggregationController
 from .discovery import ServerResources, chain_routes, local_resources
 from .garbagecollector import GarbageCollector
@@ -69,6 +70,7 @@ class ControllerManager:
         self.server = server
         self.discovery = ServerResources(local_resources(server))
         self.running: list[Any] = []
+        self.loopback: Client | None = None  # the server's loopback client, which controllers write through
         self.leader_election = leader_election or LeaderElectionConfiguration(leader_elect=False)
         self.identity = identity or new_identity()
         self.elector: LeaderElector | None = None
@@ -112,8 +114,8 @@ class ControllerManager:
                                            core["namespaces/finalize"].scope.storage, self.discovery))
         if enabled(self.names, "serviceaccount"):
             accounts = _find(resources, "serviceaccounts")
-            if accounts is not None:
-                new.append(ServiceAccountsController(_find(resources, "namespaces"), accounts))
+            if accounts is not None and self.loopback is not None:
+                new.append(ServiceAccountsController(_find(resources, "namespaces"), accounts, self.loopback))
         quotas = _find(resources, "resourcequotas")
         if enabled(self.names, "resourcequota") and quotas is not None:
             new.append(ResourceQuotaController(quotas, core["resourcequotas/status"].scope.storage,
@@ -125,8 +127,9 @@ class ControllerManager:
             new.append(PVProtectionController(volumes))
         self._add_clusterrole_aggregation(resources, new)
         configmaps = _find(resources, "configmaps")
-        if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
-            new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
+        if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None \
+                and self.loopback is not None:
+            new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca, self.loopback))
         return new
 
     def _add_clusterrole_aggregation(self, resources: list[Resource], new: list[Any]) -> None:

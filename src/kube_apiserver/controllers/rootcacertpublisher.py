@@ -1,6 +1,7 @@
 """The root-ca-cert-publisher controller (pkg/controller/certificates/rootcacertpublisher): every active
 namespace has a ConfigMap `kube-root-ca.crt` holding the cluster's CA bundle (`ca.crt`), which the
-kube-api-access projected volume of every pod mounts; it is put back when deleted or changed."""
+kube-api-access projected volume of every pod mounts; it is put back when deleted or changed. Its writes go through the loopback client (admitted and audited as
+kube-apiserver's own)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
-from ..registry.rest import UpdatedObjectInfo
+from ..client.rest import Client
 from .informer import Informer, InformerController, Resource, active_namespace
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -25,9 +26,10 @@ DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserv
 class RootCACertPublisher(InformerController):
     name = "root-ca-cert-publisher"
 
-    def __init__(self, namespaces: Resource, configmaps: Resource, ca_bundle: str):
+    def __init__(self, namespaces: Resource, configmaps: Resource, ca_bundle: str, client: Client):
         self.namespaces = namespaces
         self.configmaps = configmaps
+        self.writer = client.resource(configmaps.group, configmaps.version, configmaps.resource)
         self.ca_bundle = ca_bundle
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.informers = [Informer(namespaces, self._namespace_changed),
@@ -66,17 +68,15 @@ class RootCACertPublisher(InformerController):
                                   "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION}},
                      "data": {DATA_KEY: self.ca_bundle}}
         try:
-            await self.configmaps.store.create(self.configmaps.context(namespace), configmap)
+            await self.writer.namespace(namespace).create(configmap)
         except errors.StatusError as err:
             if err.code not in (409, 403):  # 403: the namespace began terminating meanwhile
                 raise
 
     async def _repair(self, namespace: str, current: Object) -> None:
-        async def fix(ctx: Any, old: Object | None) -> Object:
-            obj = dict(old or current)
-            obj["data"] = {DATA_KEY: self.ca_bundle}
-            meta = obj["metadata"] = dict(obj["metadata"])
-            meta["annotations"] = {**(meta.get("annotations") or {}), DESCRIPTION_ANNOTATION: DESCRIPTION}
-            return obj
-
-        await self.configmaps.store.update(self.configmaps.context(namespace), NAME, UpdatedObjectInfo(NAME, fix))
+        """An update from what was read: a conflict (someone wrote it meanwhile) retries the namespace."""
+        obj = dict(current)
+        obj["data"] = {DATA_KEY: self.ca_bundle}
+        meta = obj["metadata"] = dict(obj["metadata"])
+        meta["annotations"] = {**(meta.get("annotations") or {}), DESCRIPTION_ANNOTATION: DESCRIPTION}
+        await self.writer.namespace(namespace).update(obj)

@@ -1,6 +1,7 @@
 """The serviceaccount controller (pkg/controller/serviceaccount/serviceaccounts_controller.go): every
 active namespace has a `default` ServiceAccount; it is created with the namespace and again whenever
-it is deleted."""
+it is deleted. Its writes go through the loopback client, so admission (webhooks, policies) and audit see
+them as kube-apiserver's own."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
+from ..client.rest import Client
 from .informer import Informer, InformerController, Resource, active_namespace
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -19,9 +21,10 @@ SERVICE_ACCOUNTS_TO_ENSURE = ("default",)
 class ServiceAccountsController(InformerController):
     name = "serviceaccount"
 
-    def __init__(self, namespaces: Resource, accounts: Resource):
+    def __init__(self, namespaces: Resource, accounts: Resource, client: Client):
         self.namespaces = namespaces
         self.accounts = accounts
+        self.writer = client.resource(accounts.group, accounts.version, accounts.resource)
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.informers = [Informer(namespaces, self._namespace_changed), Informer(accounts, self._account_changed)]
 
@@ -52,7 +55,7 @@ class ServiceAccountsController(InformerController):
     async def _create(self, namespace: str, name: str) -> None:
         account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": namespace}}
         try:
-            await self.accounts.store.create(self.accounts.context(namespace), account)
+            await self.writer.namespace(namespace).create(account)
             log.info("serviceaccount controller created ServiceAccount %s/%s", namespace, name)
         except errors.StatusError as err:
             if err.code != 409:
