@@ -30,6 +30,7 @@ from kube_apiserver.controlplane.identitylease import (
 )
 from kube_apiserver.controlplane.reconcilers import MASTER_LEASES_PREFIX
 from kube_apiserver.storage.kv import prefix_end
+from kube_apiserver.storage.objectstore import ObjectStore
 from kube_apiserver.storage.sqlite import SQLiteKV
 
 ADDRESSES = ("192.0.2.10", "192.0.2.11", "192.0.2.12")  # only written into objects, never dialled
@@ -269,3 +270,35 @@ def test_a_dead_replicas_address_leaves_the_endpoints_after_the_ttl(replicas: Re
     wait_for(lambda: dead.address not in replicas.master_leases(), timeout=15)
     wait_for(lambda: endpoint_addresses(survivor) == [survivor.address], timeout=10)
     wait_for(lambda: slice_addresses(survivor) == [survivor.address], timeout=10)
+
+
+def test_a_lone_sqlite_server_takes_over_its_crashed_predecessors_lease_at_once(tmp_path):
+    """SQLite's data dir lock admits one process: a lease held by another identity is a dead one's, so
+    the restarted server's controllers start without waiting out --leader-elect-lease-duration."""
+    data_dir = str(tmp_path)
+    Server(data_dir).start().stop()
+
+    async def crash_record() -> None:
+        kv = await SQLiteKV.open(data_dir)
+        try:
+
+            async def held(lease: dict) -> dict:
+                return {
+                    **lease,
+                    "spec": {**lease["spec"], "holderIdentity": "crashed_1", "leaseDurationSeconds": 15},
+                }
+
+            await ObjectStore(kv).guaranteed_update(
+                "/registry/leases/kube-system/kube-controller-manager", held
+            )
+        finally:
+            await kv.close()
+
+    asyncio.run(crash_record())
+    restarted = Server(data_dir).start()
+    try:
+        lease = restarted.request("GET", CONTROLLER_LEASE).json()
+        assert lease["spec"]["holderIdentity"] != "crashed_1"
+        assert lease["spec"]["leaseTransitions"] == 1
+    finally:
+        restarted.stop()

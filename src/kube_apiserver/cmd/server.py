@@ -161,20 +161,22 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,
                         _read_text(opts.ca_file))
-    _configure_replica(opts, extra)
+    _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
 
 
 LEASE_CHECK_SECONDS = 1.0
 
 
-def _configure_replica(opts: CompletedOptions, extra: ExtraConfig) -> None:
+def _configure_replica(opts: CompletedOptions, extra: ExtraConfig, exclusive: bool) -> None:
     """What makes this server one replica among several: its controllers' leader election, how the
-    kubernetes Service's endpoints list the replicas, and its identity Lease."""
+    kubernetes Service's endpoints list the replicas, and its identity Lease. `exclusive`: the storage
+    admits this process only (an SQLite file it locked), so no other candidate for a lease is alive."""
     extra.leader_election = opts.leader_election
     extra.endpoint_reconciler_type = opts.endpoint_reconciler_type
     extra.apiserver_count = opts.apiserver_count
     extra.identity_lease = opts.features.enabled("APIServerIdentity")
+    extra.exclusive_storage = exclusive
 
 
 def _read_text(path: str) -> str:

@@ -160,6 +160,7 @@ class LeaderElector:
         on_started_leading: Callable[[], Awaitable[None]],
         on_stopped_leading: Callable[[], Awaitable[None]],
         release_on_cancel: bool = True,
+        sole_candidate: bool = False,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ):
@@ -169,6 +170,9 @@ class LeaderElector:
         self.on_started_leading = on_started_leading
         self.on_stopped_leading = on_stopped_leading
         self.release_on_cancel = release_on_cancel
+        # No other candidate can be alive (this process holds the storage's exclusive lock), so a lease
+        # another identity holds is a dead process's: taken at once rather than after its duration.
+        self.sole_candidate = sole_candidate
         self.clock = clock
         self.wall_clock = wall_clock
         self.observed_record: LeaderElectionRecord | None = None
@@ -288,7 +292,7 @@ class LeaderElector:
         self._observe(lease)
         old = self.observed_record
         assert old is not None
-        if old.holder_identity and self._lease_valid() and not self.is_leader():
+        if old.holder_identity and self._lease_valid() and not self.is_leader() and not self.sole_candidate:
             log.debug("lock is held by %s and has not yet expired", old.holder_identity)
             return False
         if self.is_leader():

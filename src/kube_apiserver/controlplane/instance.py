@@ -58,6 +58,8 @@ class ExtraConfig:
     # The APIServerIdentity feature: this replica's identity Lease, named after its hostname.
     identity_lease: bool = True
     hostname: str = field(default_factory=socket.gethostname)
+    # The storage admits no other process (SQLite's data dir lock): this replica is the only candidate.
+    exclusive_storage: bool = False
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -103,7 +105,7 @@ class Instance:
         self._add_identity_lease()
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
-                                        f"{extra.hostname}_{uuid.uuid4()}")
+                                        f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)

@@ -148,6 +148,19 @@ def test_release_empties_the_holder_so_the_next_candidate_acquires_at_once():
     asyncio.run(main())
 
 
+def test_a_sole_candidate_takes_a_dead_processs_lease_at_once():
+    async def main() -> None:
+        leases, clock = FakeLeases(), FakeClock()
+        await elector(leases, "crashed", clock).try_acquire_or_renew()
+        restarted = elector(leases, "restarted", clock)
+        restarted.sole_candidate = True
+        assert await restarted.try_acquire_or_renew()
+        assert leases.lease["spec"]["holderIdentity"] == "restarted"
+        assert leases.lease["spec"]["leaseTransitions"] == 1
+
+    asyncio.run(main())
+
+
 def test_an_update_on_a_stale_read_is_a_failed_attempt_not_an_error():
     async def main() -> None:
         leases, clock = FakeLeases(), FakeClock()
