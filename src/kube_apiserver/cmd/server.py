@@ -17,7 +17,6 @@ from ..api.core import podspec
 from ..api.resource import features as resource_features
 from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.openapischema import SchemaSource
-from ..apimachinery.wait import Periodic
 from ..authentication.loopback import loopback_authenticator, new_loopback_token
 from ..authentication.request import (
     PUBLIC_PATHS,
@@ -44,7 +43,6 @@ from ..serviceaccount.claims import ObjectGetter
 from ..serviceaccount.getter import storage_getter
 from ..serviceaccount.issuer import TokenConfig
 from ..storage import interface as storage
-from ..storage.compactor import Compactor
 from ..storage.factory import StorageFactory
 from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
@@ -52,6 +50,7 @@ from ..storage.sqlite import SQLiteKV
 from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
+from .storage_backend import StorageBackend, open_storage
 
 log = logging.getLogger("kube_apiserver")
 
@@ -69,11 +68,14 @@ class ServerConfig:
     informers: SharedInformerFactory | None = None
 
 
-async def new_storage(opts: CompletedOptions) -> tuple[storage.Interface, SQLiteKV]:
-    if opts.etcd.storage_backend != "sqlite":
-        raise SystemExit(f"Error: --storage-backend={opts.etcd.storage_backend} is not served yet")
-    kv = await SQLiteKV.open(opts.data_dir)
-    return ObjectStore(kv), kv
+async def new_storage(opts: CompletedOptions) -> StorageBackend:
+    """The backend of --storage-backend, with values written as --storage-media-type says."""
+    media_type = opts.etcd.storage_media_type  # "": the storage codec's default
+
+    def new_store(kv: KV) -> ObjectStore:
+        return ObjectStore(kv, media_type) if media_type else ObjectStore(kv)
+
+    return await open_storage(opts.etcd, opts.data_dir, new_store)
 
 
 def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts: TokenConfig,
@@ -104,7 +106,9 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
 async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> ServerConfig:
     """`shared_kv`: a KV another server in this process owns (replicas in tests share one SQLite KV, whose
     file admits one opener); its owner compacts it, expires its leases and closes it."""
-    store, kv = (ObjectStore(shared_kv), shared_kv) if shared_kv is not None else await new_storage(opts)
+    backend = await new_storage(opts) if shared_kv is None else None
+    kv = backend.kv if backend is not None else shared_kv
+    store = backend.store if backend is not None else ObjectStore(kv)  # type: ignore[arg-type]
 
     async def get_namespace(name: str) -> dict | None:
         try:
@@ -145,13 +149,11 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
         opts.audit.apply_to(generic)
     except ValueError as err:
         raise SystemExit(f"Error: {err}") from None
-    if shared_kv is None:
-        compactor = Compactor(kv, opts.etcd.compaction_interval)
-        compactor.start()
-        leases = Periodic("lease expiry", LEASE_CHECK_SECONDS, kv.expire_leases)
-        leases.start()
-        generic.destroy_functions.extend([compactor.stop, leases.stop, kv.close])
-    factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl)
+    if backend is not None:
+        backend.start(opts.etcd)
+        generic.destroy_functions.append(backend.stop)
+    factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl,
+                             backend.overrides if backend is not None else None)
     generic.destroy_functions.insert(0, factory.stop)
     tls = opts.secure_serving.tls()
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
@@ -163,9 +165,6 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
                         _read_text(opts.ca_file))
     _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
-
-
-LEASE_CHECK_SECONDS = 1.0
 
 
 def _configure_replica(opts: CompletedOptions, extra: ExtraConfig, exclusive: bool) -> None:

@@ -9,18 +9,21 @@ from .objectstore import ObjectStore
 
 
 class StorageFactory:
-    def __init__(self, store: ObjectStore, watch_cache: bool = True, event_ttl: float = 3600.0):
+    def __init__(self, store: ObjectStore, watch_cache: bool = True, event_ttl: float = 3600.0,
+                 overrides: dict[str, ObjectStore] | None = None):
         self.store = store
+        self.overrides = overrides or {}  # --etcd-servers-overrides: a resource's key prefix -> its own store
         self.watch_cache = watch_cache
         self.event_ttl = event_ttl  # --event-ttl: how long an event lives after its last write
         self.cachers: dict[str, Cacher] = {}
 
     def for_resource(self, key_prefix: str) -> Interface:
+        store = self.overrides.get(key_prefix.rstrip("/"), self.store)
         if not self.watch_cache:
-            return self.store
+            return store
         cacher = self.cachers.get(key_prefix)
         if cacher is None:
-            cacher = self.cachers[key_prefix] = Cacher(self.store, key_prefix)
+            cacher = self.cachers[key_prefix] = Cacher(store, key_prefix)
             cacher.start()
         return cacher
 

@@ -1,7 +1,9 @@
 """Storage flags (k8s.io/apiserver/pkg/server/options/etcd.go) plus this server's SQLite backend.
 
 Differences from kube-apiserver: --storage-backend accepts `sqlite` (the default: a database under
---data-dir, no etcd needed) besides `etcd3`; --etcd-servers is only required for etcd3; --data-dir is new.
+--data-dir, no etcd needed) besides `etcd3`; --etcd-servers is only required for etcd3; --data-dir is new
+(with etcd3 it holds only the generated certificates and credentials). The etcd connection flags are
+refused with SQLite, where they would do nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,37 @@ STORAGE_TYPES = (STORAGE_TYPE_ETCD3, STORAGE_TYPE_SQLITE)
 DEFAULT_STORAGE_TYPE = STORAGE_TYPE_SQLITE
 DATA_DIR_ENV = "KUBE_APISERVER_DATA_DIR"
 DEFAULT_ETCD_PREFIX = "/registry"  # SQLite's keys are always under it
+STORAGE_MEDIA_TYPES = ("application/json", "application/vnd.kubernetes.protobuf", "application/yaml")
+OVERRIDES_INVALID = (
+    "--etcd-servers-overrides invalid, must be of format: group/resource#servers, "
+    "where servers are URLs, semicolon separated"
+)
+
+
+@dataclass(frozen=True)
+class EtcdServerOverride:
+    """Another etcd for one resource (--etcd-servers-overrides): `group/resource#url;url`."""
+
+    group: str
+    resource: str
+    servers: tuple[str, ...]
+
+
+def parse_etcd_servers_overrides(overrides: list[str]) -> list[EtcdServerOverride]:
+    """ParseEtcdServersOverrides; a malformed entry raises ValueError with kube-apiserver's message."""
+    parsed: list[EtcdServerOverride] = []
+    for override in overrides:
+        tokens = override.split("#")
+        if len(tokens) != 2:
+            raise ValueError(OVERRIDES_INVALID)
+        group_resource = tokens[0].split("/")
+        if len(group_resource) != 2:
+            raise ValueError(OVERRIDES_INVALID)
+        servers = tokens[1].split(";")
+        if any(not server for server in servers):
+            raise ValueError(OVERRIDES_INVALID)
+        parsed.append(EtcdServerOverride(group_resource[0], group_resource[1], tuple(servers)))
+    return parsed
 
 
 def default_data_dir() -> str:
@@ -35,6 +68,9 @@ class EtcdOptions:
     etcd_certfile: str = ""
     etcd_cafile: str = ""
     compaction_interval: float = 300.0
+    count_metric_poll_period: float = 60.0
+    etcd_servers_overrides: list[str] = field(default_factory=list)
+    storage_media_type: str = ""  # "": the storage codec's default
     enable_watch_cache: bool = True
     data_dir: str = ""
 
@@ -69,6 +105,14 @@ class EtcdOptions:
             "etcd-compaction-interval",
             "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.",
         )
+        fs.duration_var(
+            self,
+            "count_metric_poll_period",
+            "etcd-count-metric-poll-period",
+            "Frequency of polling etcd for number of resources per type. 0 disables the metric collection.",
+        )
+        fs.string_slice_var(self, "etcd_servers_overrides", "etcd-servers-overrides", _OVERRIDES_HELP)
+        fs.string_var(self, "storage_media_type", "storage-media-type", _STORAGE_MEDIA_TYPE_HELP)
         fs.bool_var(self, "enable_watch_cache", "watch-cache", "Enable watch caching in the apiserver")
         fs.string_var(self, "data_dir", "data-dir", _DATA_DIR_HELP)
 
@@ -83,6 +127,15 @@ class EtcdOptions:
             errors.append(
                 f"--storage-backend invalid, allowed values: {', '.join(STORAGE_TYPES)}. "
                 f"If not specified, it will default to '{DEFAULT_STORAGE_TYPE}'"
+            )
+        try:
+            parse_etcd_servers_overrides(self.etcd_servers_overrides)
+        except ValueError as err:
+            errors.append(str(err))
+        if self.storage_media_type and self.storage_media_type not in STORAGE_MEDIA_TYPES:
+            errors.append(
+                f"--storage-media-type {quote(self.storage_media_type)} invalid, "
+                f"allowed values: {', '.join(STORAGE_MEDIA_TYPES)}"
             )
         if self.compaction_interval < 0:
             errors.append("--etcd-compaction-interval can not be negative value")
@@ -102,12 +155,24 @@ class EtcdOptions:
             "etcd-keyfile": bool(self.etcd_keyfile),
             "etcd-certfile": bool(self.etcd_certfile),
             "etcd-cafile": bool(self.etcd_cafile),
+            "etcd-servers-overrides": bool(self.etcd_servers_overrides),
         }
         return [flag for flag, is_set in given.items() if is_set]
 
 
 _STORAGE_BACKEND_HELP = (
     "The storage backend for persistence. Options: 'sqlite' (default: a database in --data-dir), 'etcd3'."
+)
+_OVERRIDES_HELP = (
+    "Per-resource etcd servers overrides, comma separated. The individual override format: "
+    "group/resource#servers, where servers are URLs, semicolon separated. Note that this applies only to "
+    'resources compiled into this server binary. e.g. "/pods#http://etcd4:2379;http://etcd5:2379,'
+    '/events#http://etcd6:2379"'
+)
+_STORAGE_MEDIA_TYPE_HELP = (
+    "The media type to use to store objects in storage. Some resources or storage backends may only support "
+    "a specific media type and will ignore this setting. Supported media types: "
+    "[application/json, application/yaml, application/vnd.kubernetes.protobuf]"
 )
 _DATA_DIR_HELP = (
     "Directory holding the SQLite database and generated files (self-signed certificates, admin token and "
