@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import pytest
+
 from conftest import Server, wait_for
 
 
