@@ -136,6 +136,12 @@ class ReplicaSet:
         """As if the replica had died: its /masterleases key is no longer renewed, nor removed."""
         self.call(replica.kube.kubernetes_service.stop_reconciling())
 
+    def abandon_leadership(self, replica: Replica) -> None:
+        """As if the replica had died while leading: its controllers stop, its Lease stays held, unrenewed."""
+        manager = replica.kube.controllers
+        manager.elector.release_on_cancel = False
+        self.call(manager.stop())
+
     def master_leases(self) -> list[str]:
         async def keys() -> list[str]:
             listed = await self.kv.range(MASTER_LEASES_PREFIX, prefix_end(MASTER_LEASES_PREFIX))
@@ -264,12 +270,23 @@ def test_a_cleanly_stopped_leader_hands_over_and_leaves_the_endpoints_at_once(re
     assert lease["spec"]["leaseTransitions"] >= 1
 
 
-def test_a_dead_replicas_address_leaves_the_endpoints_after_the_ttl(replicas: ReplicaSet):
-    dead, survivor = live(replicas)
+def test_a_dead_replicas_address_leaves_the_endpoints_after_the_ttl_and_its_controllers_move(
+    replicas: ReplicaSet,
+):
+    dead = wait_for(lambda: next((r for r in live(replicas) if r.leads()), None), timeout=10)
+    survivor = next(r for r in live(replicas) if r is not dead)
+    transitions = survivor.client.request("GET", CONTROLLER_LEASE).json()["spec"]["leaseTransitions"]
     replicas.stop_renewing_endpoints(dead)
+    replicas.abandon_leadership(dead)
+    lease = survivor.client.request("GET", CONTROLLER_LEASE).json()
+    assert lease["spec"]["holderIdentity"].startswith(dead.hostname + "_")  # held until it expires
     wait_for(lambda: dead.address not in replicas.master_leases(), timeout=15)
     wait_for(lambda: endpoint_addresses(survivor) == [survivor.address], timeout=10)
     wait_for(lambda: slice_addresses(survivor) == [survivor.address], timeout=10)
+    wait_for(survivor.leads, timeout=15)
+    lease = survivor.client.request("GET", CONTROLLER_LEASE).json()
+    assert lease["spec"]["holderIdentity"].startswith(survivor.hostname + "_")
+    assert lease["spec"]["leaseTransitions"] == transitions + 1
 
 
 def test_a_lone_sqlite_server_takes_over_its_crashed_predecessors_lease_at_once(tmp_path):
