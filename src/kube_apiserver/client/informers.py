@@ -133,6 +133,7 @@ class SharedIndexInformer:
         self.synced = asyncio.Event()  # the indexer holds a complete list
         self.lists = 0  # how many times the whole state was asked for: a relist loop shows here
         self.last_sync_resource_version = ""
+        self.version = 0  # counts the indexer's changes: a reader re-derives what it built only when it moved
         self._backoff = Backoff()
         self._task: asyncio.Task[None] | None = None
         self._resync: asyncio.Task[None] | None = None
@@ -219,6 +220,7 @@ class SharedIndexInformer:
             await self._notify(ADDED if old is None else MODIFIED, item, old)
         resource_version = (listed.get("metadata") or {}).get("resourceVersion") or ""
         self.last_sync_resource_version = resource_version
+        self.version += 1
         self.synced.set()
         return resource_version
 
@@ -248,6 +250,7 @@ class SharedIndexInformer:
         return resource_version
 
     async def _apply(self, kind: str | None, obj: Object) -> None:
+        self.version += 1
         if kind == DELETED:
             old = self.indexer.delete(obj)
             await self._notify(DELETED, old or obj, None)

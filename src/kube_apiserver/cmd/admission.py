@@ -37,7 +37,7 @@ NamespaceGetter = Callable[[str], Awaitable[dict[str, Any] | None]]
 @dataclass
 class AdmissionPlugins:
     chain: Chain
-    # What the plugins read from the registry: bound once the kube-apiserver's routes exist.
+    # The plugins that map resources through the served routes (their REST mapper): bound once routes exist.
     listers: list[Any] = field(default_factory=list)
 
     def bind(self, group_versions: RouteTable, custom_resources: RouteTable | None = None) -> None:
@@ -86,7 +86,11 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
     if get_object is not None:  # the service accounts pods run as, read from storage
         factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
     plugins = [factories[name]() for name in names if name in factories]
-    # The webhook and policy plugins read configurations, namespaces and services from the registry still.
+    if informers is not None:  # the plugin initializer's WantsExternalKubeInformerFactory
+        for plugin in plugins:
+            if hasattr(plugin, "set_informers"):
+                plugin.set_informers(informers)
+    # The webhook and policy plugins map resources (equivalents, conversion, params) through the routes.
     listers = [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook
                                                 | ValidatingAdmissionPolicy)]
     return AdmissionPlugins(Chain(plugins), listers)

@@ -204,14 +204,20 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
 
 
 def _connect_loopback(config: ServerConfig, server: GenericAPIServer) -> None:
-    """The loopback client calls the outermost server's handler chain; its informers start as they are
-    first asked for (admission's lazily), and stop before the server drains its watches."""
+    """The loopback client calls the outermost server's handler chain. Its informers start once the server
+    serves (the admission initializer's post-start hook), or earlier when a lookup needs one; the listers
+    asked for later start as they are first read. They stop before the server drains its watches."""
     if config.loopback is None:
         return
     config.loopback.attach(server.handler)
-    if config.informers is not None:
-        config.informers.start()
-        server.add_pre_shutdown_hook("stop-loopback-informers", config.informers.stop)
+    informers = config.informers
+    if informers is not None:
+
+        async def start_informers() -> None:
+            informers.start()
+
+        server.add_post_start_hook("start-kube-apiserver-admission-initializer", start_informers)
+        server.add_pre_shutdown_hook("stop-loopback-informers", informers.stop)
 
 
 def client_url(opts: CompletedOptions, port: int) -> str:

@@ -18,6 +18,7 @@ from kube_apiserver.admission.policy.params import ParamError, ParamResolver, co
 from kube_apiserver.admission.policy.source import PolicyHook
 from kube_apiserver.api.admissionregistration.defaults import default_binding, default_policy
 from kube_apiserver.apimachinery import errors
+from kube_apiserver.client.informers import SharedIndexInformer
 from kube_apiserver.registry.context import UserInfo
 
 RULE = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}
@@ -27,18 +28,23 @@ NAMESPACES = {"default": {"metadata": {"name": "default", "labels": {"env": "pro
                           "status": {"phase": "Active"}}}
 
 
-class FakeStore:
+class FakeInformers:
+    """Shared informers that have listed `items` already (the params a paramKind's informer holds)."""
+
     def __init__(self, items: list[dict[str, Any]]):
         self.items = items
 
-    async def list(self, ctx: Any, query: Any) -> dict[str, Any]:
-        return {"items": [i for i in self.items if not ctx.namespace or i["metadata"].get("namespace") in
-                          (None, ctx.namespace)]}
+    def for_resource(self, group: str, version: str, resource: str) -> SharedIndexInformer:
+        informer = SharedIndexInformer(None)  # type: ignore[arg-type]  # never started: nothing to list
+        for item in self.items:
+            informer.indexer.upsert(item)
+        informer.synced.set()
+        return informer
 
 
 def routes(items: list[dict[str, Any]], namespaced: bool = True) -> dict[tuple[str, str], dict[str, Any]]:
     info = SimpleNamespace(kind="ConfigMap", namespaced=namespaced)
-    route = SimpleNamespace(scope=SimpleNamespace(info=info, storage=FakeStore(items)))
+    route = SimpleNamespace(scope=SimpleNamespace(info=info, storage=None))
     return {("", "v1"): {"configmaps": route, "configmaps/status": route}}
 
 
@@ -86,6 +92,7 @@ def plugin(hooks: list[tuple[dict[str, Any], list[dict[str, Any]]]], params: lis
 
     built = ValidatingAdmissionPolicy(get_namespace, authorizer)
     built.bind({}, routes(params or [], namespaced_params))
+    built.params.set_informers(FakeInformers(params or []))  # type: ignore[arg-type]
     compiled = [PolicyHook(p, b, compile_policy(p)) for p, b in hooks]
 
     async def stored() -> list[PolicyHook]:
@@ -193,6 +200,7 @@ def test_params_by_name_and_selector() -> None:
 def test_param_ref_errors(ref: dict[str, Any], namespaced: bool, namespace: str, message: str) -> None:
     resolver = ParamResolver()
     resolver.bind(routes([], namespaced))
+    resolver.set_informers(FakeInformers([]))  # type: ignore[arg-type]
     source = resolver.resolve(CONFIGMAP_PARAMS)
     with pytest.raises(ParamError, match="^" + message.replace("(", r"\(") + "$"):
         asyncio.run(collect_params(CONFIGMAP_PARAMS, source, ref, namespace))

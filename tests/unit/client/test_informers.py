@@ -130,3 +130,27 @@ def test_a_resource_that_is_not_served_lists_as_empty(tmp_path: Path) -> None:
             await factory.stop()
 
     asyncio.run(main())
+
+
+def test_admission_reads_its_configurations_from_shared_informers(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            informers = srv.config.informers
+            assert informers is not None
+            group = "admissionregistration.k8s.io"
+            wanted = [
+                (group, "v1", r)
+                for r in (
+                    "mutatingwebhookconfigurations",
+                    "validatingwebhookconfigurations",
+                    "validatingadmissionpolicies",
+                    "validatingadmissionpolicybindings",
+                )
+            ]
+            assert not any(informers.informers[key].started for key in wanted)  # none listed at start
+            await srv.client.resource("", "v1", "namespaces").create({"metadata": {"name": "first-write"}})
+            assert all(
+                informers.informers[key].synced.is_set() for key in wanted
+            )  # the first write listed them
+
+    asyncio.run(main())

@@ -1,6 +1,6 @@
 """Policy parameters (policy/generic policy_source.go ensureParamsForPolicyLocked and
 policy_dispatcher.go CollectParams): the resource a paramKind names, and the params a binding's
-paramRef selects from it, read from the resource's watch cache."""
+paramRef selects from it, read from the resource's shared informer (started when first needed)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from typing import Any
 
 from ...apimachinery import labels
 from ...apimachinery.schema import parse_group_version
-from ...registry.context import Context
-from ...registry.options import ListQuery
-from ..lister import ADMISSION_USER, RouteTable
+from ...client.informers import Lister, SharedIndexInformer, SharedInformerFactory
+from ..lister import RouteTable
 
 Object = dict[str, Any]
 
@@ -22,14 +21,13 @@ class ParamError(Exception):
 
 @dataclass(frozen=True)
 class ParamSource:
-    """The informer of a paramKind: the registry storage and whether it is namespaced."""
+    """The informer of a paramKind, and whether its resource is namespaced."""
 
-    store: Any
+    informer: SharedIndexInformer
     namespaced: bool
 
     async def list(self, namespace: str) -> list[Object]:
-        listed = await self.store.list(Context(namespace, ADMISSION_USER), ListQuery(resource_version="0"))
-        return listed["items"]
+        return await Lister(self.informer).list(namespace if self.namespaced else "")
 
 
 class ParamResolver:
@@ -38,6 +36,10 @@ class ParamResolver:
 
     def __init__(self) -> None:
         self.tables: list[RouteTable] = []
+        self.informers: SharedInformerFactory | None = None
+
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.informers = informers
 
     def bind(self, *tables: RouteTable) -> None:
         self.tables = [table for table in tables if table is not None]
@@ -49,8 +51,8 @@ class ParamResolver:
         for table in self.tables:
             for key, route in table.get((group, version), {}).items():
                 info = route.scope.info
-                if "/" not in key and info.kind == kind:
-                    return ParamSource(route.scope.storage, info.namespaced)
+                if "/" not in key and info.kind == kind and self.informers is not None:
+                    return ParamSource(self.informers.for_resource(group, version, key), info.namespaced)
         raise ParamError(f"failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind}'")
 
 

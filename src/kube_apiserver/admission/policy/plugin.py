@@ -14,6 +14,7 @@ from ...apimachinery.schema import parse_group_version
 from ...authorization.authorizer import Attributes as AuthorizationAttributes
 from ...authorization.authorizer import Authorizer
 from ...cel.library import authz
+from ...client.informers import SharedInformerFactory
 from ...registry.context import UserInfo
 from ..interfaces import CONNECT, CREATE, DELETE, UPDATE, Attributes, forbidden
 from ..lister import RouteTable
@@ -57,10 +58,15 @@ class ValidatingAdmissionPolicy:
         self.authorizer = authorizer
 
     def bind(self, group_versions: RouteTable, custom_resources: RouteTable | None = None) -> None:
-        """The kube-apiserver's routes; `custom_resources` (the apiextensions server's) for CRD params."""
-        for part in (self.source, self.namespaces, self.mapper):
-            part.bind(group_versions)
+        """The REST mapping: the kube-apiserver's routes; `custom_resources` (the apiextensions server's)
+        for CRD params."""
+        self.mapper.bind(group_versions)
         self.params.bind(group_versions, custom_resources)
+
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        """WantsExternalKubeInformerFactory: policies, bindings, namespaces and params from shared informers."""
+        for part in (self.source, self.namespaces, self.params):
+            part.set_informers(informers)
 
     def handles(self, operation: str) -> bool:
         return operation in OPERATIONS

@@ -1,21 +1,18 @@
 """The policies and their bindings as the dispatcher sees them (policy/generic policy_source.go): read
-from the two resources' watch caches, re-read only when a cache has moved, each policy compiled once
+from the two resources' shared informers, re-read only when an informer has moved, each policy compiled once
 per resourceVersion. Only policies with at least one binding are hooks."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...registry.context import Context
-from ...registry.options import ListQuery
-from ..lister import ADMISSION_USER, RouteTable, route_storage
+from ...apimachinery import errors
+from ...client.informers import Lister, SharedIndexInformer, SharedInformerFactory
 from ..webhook.rules import GROUP
 from .compile import CompiledPolicy, compile_policy
 
 Object = dict[str, Any]
-UNCACHED_REFRESH_SECONDS = 1.0
 
 
 @dataclass
@@ -30,33 +27,28 @@ class PolicyHook:
 
 
 class CachedList:
-    """One cluster-scoped resource's objects, re-listed from its watch cache when the cache moved (at
-    most once a second without a watch cache, as an informer lags)."""
+    """One cluster-scoped resource's objects, re-read from its informer when the informer moved."""
 
     def __init__(self, resource: str):
         self.resource = resource
-        self.store: Any = None
+        self.informer: SharedIndexInformer | None = None
         self.version: Any = None
         self.items: list[Object] = []
 
-    def bind(self, group_versions: RouteTable) -> None:
-        self.store = route_storage(group_versions, GROUP, self.resource)
-
-    def cache_version(self) -> Any:
-        cache = getattr(getattr(self.store, "storage", None), "cache", None)
-        if cache is None:
-            return ("uncached", int(time.monotonic() / UNCACHED_REFRESH_SECONDS))
-        return cache.resource_version
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.informer = informers.for_resource(GROUP, "v1", self.resource)
 
     async def refresh(self) -> bool:
         """Whether the list changed since the last call."""
-        if self.store is None:
+        if self.informer is None:
             return False
-        version = self.cache_version()
+        if not await Lister(self.informer).ready():  # the dispatcher's "not yet ready to handle request"
+            raise errors.StatusError(403, "Forbidden", "not yet ready to handle request")
+        version = self.informer.version
         if version == self.version:
             return False
-        listed = await self.store.list(Context("", ADMISSION_USER), ListQuery(resource_version="0"))
-        self.items = sorted(listed["items"], key=lambda o: (o.get("metadata") or {}).get("name") or "")
+        items = self.informer.indexer.list()
+        self.items = sorted(items, key=lambda o: (o.get("metadata") or {}).get("name") or "")
         self.version = version
         return True
 
@@ -72,9 +64,9 @@ class PolicySource:
     compiled: dict[str, tuple[str, CompiledPolicy]] = field(default_factory=dict)
     _hooks: list[PolicyHook] = field(default_factory=list)
 
-    def bind(self, group_versions: RouteTable) -> None:
-        self.policies.bind(group_versions)
-        self.bindings.bind(group_versions)
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.policies.set_informers(informers)
+        self.bindings.set_informers(informers)
 
     async def hooks(self) -> list[PolicyHook]:
         changed = await self.policies.refresh()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import deepjson, errors
+from ...client.informers import SharedInformerFactory
 from ..interfaces import Attributes
 from ..lister import RouteTable
 from .client import CallError, WebhookClient
@@ -64,8 +65,14 @@ class Webhook:
         self.client = WebhookClient(self.resolver)
 
     def bind(self, group_versions: RouteTable) -> None:
-        for part in (self.source, self.namespaces, self.mapper, self.resolver):
+        """The REST mapping of the served routes (equivalent resources, conversion, defaulting)."""
+        for part in (self.mapper, self.resolver):
             part.bind(group_versions)
+
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        """WantsExternalKubeInformerFactory: configurations and namespaces are read from shared informers."""
+        self.source.set_informers(informers)
+        self.namespaces.set_informers(informers)
 
     def handles(self, operation: str) -> bool:
         return operation in WEBHOOK_OPERATIONS

@@ -1,18 +1,15 @@
 """The configured webhooks as the dispatchers see them (pkg/admission/plugin/webhook/accessors.go, and
 the configuration managers that read them): parsed once per stored configuration, in configuration
-name order, read from the configurations' watch cache and re-read only when the cache has moved."""
+name order, read from the configurations' shared informer and re-read only when the informer has moved."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-import time
 from typing import Any
 
-from ...apimachinery import labels
-from ...registry.context import Context
-from ...registry.options import ListQuery
-from ..lister import ADMISSION_USER, RouteTable, route_storage
+from ...apimachinery import errors, labels
+from ...client.informers import Lister, SharedIndexInformer, SharedInformerFactory
 from .client import ClientConfig
 from .conditions import Matcher
 from .predicates import parse_selector
@@ -20,7 +17,6 @@ from .rules import GROUP
 
 Object = dict[str, Any]
 SERVICE_PORT = 443
-UNCACHED_REFRESH_SECONDS = 1.0
 
 
 def client_config(client: Object) -> ClientConfig:
@@ -88,31 +84,25 @@ class HookSource:
 
     def __init__(self, resource: str, mutating: bool):
         self.resource, self.mutating = resource, mutating
-        self.store: Any = None
+        self.informer: SharedIndexInformer | None = None
         self._version: Any = None
         self._hooks: list[Hook] = []
         self._parsed: dict[tuple[str, str], list[Hook]] = {}
 
-    def bind(self, group_versions: RouteTable) -> None:
-        self.store = route_storage(group_versions, GROUP, self.resource)
-
-    def _cache_version(self) -> Any:
-        """The watch cache's revision: nothing changed while it stands still. Without a watch cache
-        (--watch-cache=false) the list is read again at most every second, as an informer would lag."""
-        cache = getattr(getattr(self.store, "storage", None), "cache", None)
-        if cache is None:
-            return int(time.monotonic() / UNCACHED_REFRESH_SECONDS)
-        return cache.resource_version
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.informer = informers.for_resource(GROUP, "v1", self.resource)
 
     async def hooks(self) -> list[Hook]:
-        if self.store is None:
+        if self.informer is None:
             return []
-        version = self._cache_version()
+        if not await Lister(self.informer).ready():  # the dispatcher's "not yet ready to handle request"
+            raise errors.StatusError(403, "Forbidden", "not yet ready to handle request")
+        version = self.informer.version
         if version == self._version:
             return self._hooks
-        listed = await self.store.list(Context("", ADMISSION_USER), ListQuery(resource_version="0"))
+        items = self.informer.indexer.list()
         parsed: dict[tuple[str, str], list[Hook]] = {}
-        for item in sorted(listed["items"], key=lambda o: o["metadata"].get("name", "")):
+        for item in sorted(items, key=lambda o: o["metadata"].get("name", "")):
             key = (item["metadata"].get("name", ""), item["metadata"].get("resourceVersion", ""))
             parsed[key] = self._parsed.get(key) or hooks_of(item, self.mutating)
         self._parsed, self._version = parsed, version

@@ -7,8 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...apimachinery import errors, labels
-from ...registry.context import Context
-from ..lister import RouteTable, route_storage
+from ...client.informers import SharedIndexInformer, SharedInformerFactory
 from .rules import Request
 
 Object = dict[str, Any]
@@ -39,24 +38,21 @@ def match_object_selector(selector: labels.Selector, request: Request) -> bool:
 
 
 class NamespaceLabels:
-    """Namespace labels as the namespace lister gives them: from the namespaces' watch cache, and read
-    live when the cache has not seen the namespace yet."""
+    """Namespace labels as the namespace lister gives them: from the namespaces' shared informer (when it
+    has listed), and read live when it has not seen the namespace yet."""
 
     def __init__(self, get_namespace: NamespaceGetter):
         self.get_namespace = get_namespace
-        self.store: Any = None
+        self.informer: SharedIndexInformer | None = None
 
-    def bind(self, group_versions: RouteTable) -> None:
-        self.store = route_storage(group_versions, "", "namespaces")
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.informer = informers.for_resource("", "v1", "namespaces")
 
     def _cached(self, name: str) -> Object | None:
-        cache = getattr(getattr(self.store, "storage", None), "cache", None)
-        if cache is None or not name:
+        if self.informer is None or not name:
             return None
-        try:
-            return cache.objects.get(self.store.key(Context(), name))
-        except errors.StatusError:  # not a name a namespace can have
-            return None
+        self.informer.start()  # started by the first lookup; until it has listed, lookups are live
+        return self.informer.indexer.get_by_name("", name)
 
     async def get(self, name: str) -> Object | None:
         return self._cached(name) or await self.get_namespace(name)
