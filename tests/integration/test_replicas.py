@@ -29,6 +29,7 @@ from kube_apiserver.controlplane.identitylease import (
     identity_lease_name,
 )
 from kube_apiserver.controlplane.reconcilers import MASTER_LEASES_PREFIX
+from kube_apiserver.storage.etcd3.kv import EtcdKV
 from kube_apiserver.storage.kv import prefix_end
 from kube_apiserver.storage.objectstore import ObjectStore
 from kube_apiserver.storage.sqlite import SQLiteKV
@@ -68,12 +69,15 @@ class Replica:
 class ReplicaSet:
     """Replicas on one loop in a thread of their own, sharing the KV the set owns."""
 
-    def __init__(self, root: str):
+    def __init__(self, root: str, etcd_servers: str = ""):
+        """`etcd_servers`: each replica opens its own client to this etcd (--storage-backend=etcd3) and
+        the set's KV only reads it; without it the replicas share the set's SQLite KV."""
         self.root = root
+        self.etcd_servers = etcd_servers
         self.loop = uvloop.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.kv: SQLiteKV | None = None
+        self.kv: Any = None
         self.expiry: Periodic | None = None
         self.replicas: list[Replica] = []
 
@@ -82,6 +86,9 @@ class ReplicaSet:
         return future.result(timeout)
 
     async def _open(self) -> None:
+        if self.etcd_servers:
+            self.kv = await EtcdKV.open(self.etcd_servers.split(","))
+            return  # etcd expires its own leases
         self.kv = await SQLiteKV.open(f"{self.root}/shared")
         self.expiry = Periodic("lease expiry", 0.2, self.kv.expire_leases)
         self.expiry.start()
@@ -98,12 +105,17 @@ class ReplicaSet:
                 "127.0.0.1",
                 f"--advertise-address={ADDRESSES[index]}",
                 *LEADER_ELECTION_FLAGS,
+                *(
+                    ["--storage-backend=etcd3", f"--etcd-servers={self.etcd_servers}"]
+                    if self.etcd_servers
+                    else []
+                ),
             ]
         )
         completed = opts.complete()
         assert not completed.validate()
         completed.secure_serving.bind_port = 0  # an ephemeral port, as the conftest server
-        config = await new_config(completed, shared_kv=self.kv)
+        config = await new_config(completed, shared_kv=None if self.etcd_servers else self.kv)
         config.extra.hostname = f"replica-{index}"
         config.extra.endpoint_reconciler_ttl = 2.0  # kube-apiserver's 15s and 10s, shortened
         config.extra.endpoint_reconciler_interval = 0.3
@@ -153,16 +165,20 @@ class ReplicaSet:
         for replica in self.replicas:
             if replica.running:
                 self.stop(replica)
-        if self.kv is not None:
+        if self.expiry is not None:
             self.call(self.expiry.stop())
+        if self.kv is not None:
             self.call(self.kv.close())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
 
 
-@pytest.fixture(scope="module")
-def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplicaSet]:
-    group = ReplicaSet(str(tmp_path_factory.mktemp("replicas")))
+@pytest.fixture(scope="module", params=["sqlite", "etcd"])
+def replicas(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ReplicaSet]:
+    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
+    group = ReplicaSet(str(tmp_path_factory.mktemp("replicas")), etcd_servers)
     try:
         group.start(3)
         yield group
