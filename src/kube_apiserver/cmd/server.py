@@ -187,10 +187,9 @@ def _read_text(path: str) -> str:
 
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     """aggregator -> kube-apiserver -> apiextensions -> 404."""
-    services = ServiceResolver()
+    services = ServiceResolver(config.informers)  # CRD conversion webhooks' services
     api_extensions = new_apiextensions_server(config.generic, EmptyDelegate(), config.extra.storage, services)
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
-    services.bind(kube_api_server.restful.group_versions)
     config.rbac_source.bind(kube_api_server.restful.group_versions)
     if config.admission is not None:
         config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)

@@ -10,6 +10,7 @@ from pathlib import Path
 from inprocess import in_process_server
 
 from kube_apiserver.admission.lister import NamespacedLister
+from kube_apiserver.admission.webhook.serviceresolution import ServiceResolver
 from kube_apiserver.client.informers import EventHandler, Lister, SharedInformerFactory
 
 
@@ -152,5 +153,31 @@ def test_admission_reads_its_configurations_from_shared_informers(tmp_path: Path
             assert all(
                 informers.informers[key].synced.is_set() for key in wanted
             )  # the first write listed them
+
+    asyncio.run(main())
+
+
+def test_a_webhook_service_resolves_through_the_informers(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            client, informers = srv.client, srv.config.informers
+            assert informers is not None
+            await client.resource("", "v1", "namespaces").create({"metadata": {"name": "hooks"}})
+            service = {"metadata": {"name": "svc"}, "spec": {"ports": [{"name": "https", "port": 443}]}}
+            await client.resource("", "v1", "services").namespace("hooks").create(service)
+            endpoint_slice = {
+                "metadata": {"name": "svc-1", "labels": {"kubernetes.io/service-name": "svc"}},
+                "addressType": "IPv4",
+                "endpoints": [{"addresses": ["10.1.2.3"], "conditions": {"ready": True}}],
+                "ports": [{"name": "https", "port": 8443}],
+            }
+            await (
+                client.resource("discovery.k8s.io", "v1", "endpointslices")
+                .namespace("hooks")
+                .create(endpoint_slice)
+            )
+            resolver = ServiceResolver(informers)
+            assert await resolver.resolve("hooks", "svc", 443) == ("10.1.2.3", 8443)
+            assert informers.informers[("", "v1", "services")].synced.is_set()
 
     asyncio.run(main())

@@ -66,13 +66,13 @@ class Webhook:
 
     def bind(self, group_versions: RouteTable) -> None:
         """The REST mapping of the served routes (equivalent resources, conversion, defaulting)."""
-        for part in (self.mapper, self.resolver):
-            part.bind(group_versions)
+        self.mapper.bind(group_versions)
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
-        """WantsExternalKubeInformerFactory: configurations and namespaces are read from shared informers."""
-        self.source.set_informers(informers)
-        self.namespaces.set_informers(informers)
+        """WantsExternalKubeInformerFactory: configurations, namespaces and the services webhooks are reached
+        through are read from shared informers."""
+        for part in (self.source, self.namespaces, self.resolver):
+            part.set_informers(informers)
 
     def handles(self, operation: str) -> bool:
         return operation in WEBHOOK_OPERATIONS

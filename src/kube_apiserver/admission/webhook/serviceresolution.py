@@ -13,6 +13,7 @@ from typing import Any
 
 from ...apimachinery import errors
 from ...apimachinery.field import go_quote
+from ...client.informers import Lister, SharedInformerFactory
 from ...registry.context import Context, UserInfo
 from ...registry.options import ListQuery
 
@@ -127,14 +128,32 @@ def pick_endpoint(slices: list[Object], port_name: str) -> tuple[str, int] | Non
     return None
 
 
+class InformerServiceLookup(ServiceLookup):
+    """Services, EndpointSlices and Endpoints read from the loopback client's shared informers (the
+    endpoints listers --enable-aggregator-routing resolves with), each started by its first lookup."""
+
+    def __init__(self, informers: SharedInformerFactory):
+        self.service_lister = Lister(informers.for_resource("", "v1", "services"))
+        self.slice_lister = Lister(informers.for_resource("discovery.k8s.io", "v1", "endpointslices"))
+        self.endpoints_lister = Lister(informers.for_resource("", "v1", "endpoints"))
+
+    async def service(self, namespace: str, name: str) -> Object | None:
+        return await self.service_lister.get(name, namespace)
+
+    async def endpoint_slices(self, namespace: str, name: str) -> list[Object]:
+        slices = [s for s in await self.slice_lister.list(namespace)
+                  if ((s.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL) == name]
+        return slices or mirrored_slices(await self.endpoints_lister.get(name, namespace))
+
+
 class ServiceResolver:
-    """A ServiceLookup bound once the kube-apiserver link, which serves services, exists."""
+    """Resolves a webhook's (or a conversion webhook's) service through the server's shared informers."""
 
-    def __init__(self) -> None:
-        self.lookup: ServiceLookup | None = None
+    def __init__(self, informers: SharedInformerFactory | None = None) -> None:
+        self.lookup: ServiceLookup | None = None if informers is None else InformerServiceLookup(informers)
 
-    def bind(self, group_versions: RouteTable) -> None:
-        self.lookup = ServiceLookup(group_versions)
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.lookup = InformerServiceLookup(informers)
 
     async def resolve(self, namespace: str, name: str, port: int) -> tuple[str, int]:
         if self.lookup is None:
