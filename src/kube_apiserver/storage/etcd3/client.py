@@ -77,6 +77,8 @@ class Client:
             for target, secure in targets
         ]
         self._current = 0
+        # A multi-callable per channel and method: making one per call costs as much as the call.
+        self._callables: dict[tuple[int, str], grpc.aio.UnaryUnaryMultiCallable] = {}
         self.failover_window = FAILOVER_WINDOW
 
     @property
@@ -96,8 +98,11 @@ class Client:
         attempt = 0
         while True:
             channel = self.channel
+            call = self._callables.get((self._current, method))
+            if call is None:
+                call = self._callables[(self._current, method)] = channel.unary_unary(method)
             try:
-                return await channel.unary_unary(method)(request, timeout=CALL_TIMEOUT)
+                return await call(request, timeout=CALL_TIMEOUT)
             except grpc.aio.AioRpcError as err:
                 if not retry or err.code() not in RETRYABLE or loop.time() > deadline:
                     raise
