@@ -202,7 +202,7 @@ def _encode_time(value: Any, micro: bool) -> bytes:
         return b""  # Go's zero time is an empty message
     seconds, nanos = parsed
     nanos = nanos // 1000 * 1000 if micro else 0
-    return (varint_field(1, seconds) if seconds else b"") + (varint_field(2, nanos) if nanos else b"")
+    return varint_field(1, seconds) + varint_field(2, nanos)  # a Timestamp writes both, zero or not
 
 
 def _int_or_string(data: bytes) -> int | str:

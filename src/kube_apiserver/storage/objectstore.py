@@ -9,8 +9,9 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 
-from ..apimachinery import deepjson, errors
+from ..apimachinery import errors
 from . import continue_token
+from .codec import DEFAULT_MEDIA_TYPE, StorageCodec
 from .interface import (
     ADDED,
     BOOKMARK,
@@ -49,20 +50,6 @@ INCONSISTENT_CONTINUE = (
 MAX_REQUEST_BYTES = 1536 * 1024
 
 
-def encode(obj: Object) -> bytes:
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and "resourceVersion" in meta:
-        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
-        obj = {**obj, "metadata": meta}
-    return deepjson.dumps(obj)
-
-
-def decode(value: bytes, revision: int) -> Object:
-    obj = deepjson.loads(value)
-    obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
-    return obj
-
-
 def check_request_size(key: str, value: bytes) -> None:
     """The bound etcd puts on one write (key and value; its few bytes of framing are left out)."""
     if len(value) + len(key) > MAX_REQUEST_BYTES:
@@ -79,8 +66,11 @@ def _rv(value: str) -> int:
 
 
 class ObjectStore:
-    def __init__(self, kv: KV):
+    """`media_type` (--storage-media-type) is what values are written as; values of any are read."""
+
+    def __init__(self, kv: KV, media_type: str = DEFAULT_MEDIA_TYPE):
         self.kv = kv
+        self.codec = StorageCodec(media_type)
 
     async def create(self, key: str, obj: Object, ttl: float = 0) -> Object:
         meta = obj.get("metadata") or {}
@@ -88,18 +78,18 @@ class ObjectStore:
             # storage.ErrResourceVersionSetOnCreate, which kube-apiserver answers with a 500 too.
             raise errors.StatusError(500, "", "resourceVersion should not be set on objects to be created")
         meta.pop("resourceVersion", None)  # one that is not a number is cleared, as Kubernetes' versioner does
-        value = encode(obj)
+        value = self.codec.encode(obj)
         check_request_size(key, value)
         result = await self.kv.create(key, value, ttl)
         if not result.succeeded:
             raise KeyExistsError(key)
-        return decode(value, result.revision)
+        return self.codec.decode(value, result.revision)
 
     async def get(self, key: str) -> Object:
         kv = await self.kv.get(key)
         if kv is None:
             raise KeyNotFoundError(key)
-        return decode(kv.value, kv.mod_revision)
+        return self.codec.decode(kv.value, kv.mod_revision)
 
     async def count(self, key_prefix: str) -> int:
         return await self.kv.count(key_prefix, prefix_end(key_prefix))
@@ -114,11 +104,11 @@ class ObjectStore:
         while True:
             if current is None and not ignore_not_found:
                 raise KeyNotFoundError(key)
-            existing = decode(current.value, current.mod_revision) if current else {}
+            existing = self.codec.decode(current.value, current.mod_revision) if current else {}
             if preconditions is not None and current is not None:
                 preconditions.check(key, existing)
             updated = await try_update(existing)
-            value = encode(updated)
+            value = self.codec.encode(updated)
             if current is not None and value == current.value:
                 return existing  # nothing changed: no new revision, as in Kubernetes
             check_request_size(key, value)
@@ -128,7 +118,7 @@ class ObjectStore:
             else:
                 result = await self.kv.update(key, value, current.mod_revision, seconds)
             if result.succeeded:
-                return decode(value, result.revision)
+                return self.codec.decode(value, result.revision)
             current = result.current if result.current is not None else await self.kv.get(key)
 
     async def delete(self, key: str, preconditions: Preconditions | None = None,
@@ -137,7 +127,7 @@ class ObjectStore:
         while True:
             if current is None:
                 raise KeyNotFoundError(key)
-            existing = decode(current.value, current.mod_revision)
+            existing = self.codec.decode(current.value, current.mod_revision)
             if preconditions is not None:
                 preconditions.check(key, existing)
             if validate_deletion is not None:
@@ -191,7 +181,7 @@ class ObjectStore:
             for kv in page.kvs:
                 if limit and len(items) >= limit:  # a later page filled up what filtering left short
                     return items, kv.key, revision
-                obj = decode(kv.value, kv.mod_revision)
+                obj = self.codec.decode(kv.value, kv.mod_revision)
                 if predicate is None or predicate(obj):
                     items.append(obj)
             if not page.more:
@@ -224,7 +214,7 @@ class ObjectStore:
             if send_initial_events is True and allow_bookmarks:  # a watch-list's: ends with the marked bookmark
                 end_bookmark = _bookmark(requested, {INITIAL_EVENTS_END: "true"})
         stream = self.kv.watch(key_prefix, end, requested + 1)
-        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested)
+        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested, self.codec)
 
 
 def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchEvent:
@@ -234,8 +224,9 @@ def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> Watch
     return WatchEvent(BOOKMARK, {"metadata": meta}, revision)
 
 
-def _transform(event: KVEvent, predicate: Predicate | None) -> WatchEvent | None:
+def _transform(event: KVEvent, predicate: Predicate | None, codec: StorageCodec) -> WatchEvent | None:
     """One KV event as the watcher sees it, with selector transitions (k8s etcd3 watcher.transform)."""
+    decode = codec.decode
     if event.type == DELETE:
         old = decode(event.prev_value or b"{}", event.revision)
         if predicate is None or predicate(old):
@@ -261,8 +252,10 @@ class ObjectWatcher:
     """An async iterator of WatchEvents: the initial objects (if any), then the stream's; stop() ends it."""
 
     def __init__(self, stream: AsyncIterator[KVBatch], initial: list[KeyValue], predicate: Predicate | None,
-                 progress_notify: bool = False, end_bookmark: WatchEvent | None = None, revision: int = 0):
+                 progress_notify: bool = False, end_bookmark: WatchEvent | None = None, revision: int = 0,
+                 codec: StorageCodec | None = None):
         self._stream = stream
+        self._codec = codec or StorageCodec()
         self._initial = iter(initial)
         self._end_bookmark = end_bookmark
         self._pending: deque[WatchEvent] = deque()
@@ -292,7 +285,7 @@ class ObjectWatcher:
                 if self._progress_notify:
                     return _bookmark(batch.revision)
                 continue
-            self._pending.extend(e for e in (_transform(ev, self._predicate) for ev in batch.events)
+            self._pending.extend(e for e in (_transform(ev, self._predicate, self._codec) for ev in batch.events)
                                  if e is not None)
         event = self._pending.popleft()
         self._revision = max(self._revision, event.revision)
@@ -308,7 +301,7 @@ class ObjectWatcher:
             if self._stopped.is_set():
                 self._initial = None
                 raise StopAsyncIteration
-            obj = decode(kv.value, kv.mod_revision)
+            obj = self._codec.decode(kv.value, kv.mod_revision)
             if predicate is None or predicate(obj):
                 return WatchEvent(ADDED, obj, kv.mod_revision)
         self._initial = None
