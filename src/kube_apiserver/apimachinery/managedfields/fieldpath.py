@@ -67,21 +67,38 @@ class FieldSet:
 
     Operations return new sets and may share unchanged children; only `insert` mutates."""
 
-    __slots__ = ("members", "children")
+    __slots__ = ("members", "children", "_trail")
 
     def __init__(self, *paths: Path) -> None:
         self.members: set[PathElement] = set()
         self.children: dict[PathElement, FieldSet] = {}
+        # The last path inserted below this set and the node at each of its prefixes: walks insert
+        # neighbouring paths (a child's, then its parent's), which then cost no descent from the root, so a
+        # set nested thousands of levels deep is built in linear rather than quadratic time.
+        self._trail: tuple[Path, list[FieldSet]] = ((), [self])
         for path in paths:
             self.insert(path)
 
     def insert(self, path: Path) -> None:
         if not path:
             return
-        node = self
-        for element in path[:-1]:
+        self._parent_of(path).members.add(path[-1])
+
+    def _parent_of(self, path: Path) -> FieldSet:
+        """The node at path[:-1], created as needed."""
+        parents = path[:-1]
+        depth = len(parents)
+        trail, nodes = self._trail
+        if depth <= len(trail) and trail[:depth] == parents:
+            return nodes[depth]
+        if depth <= len(trail) or parents[:len(trail)] != trail:
+            trail, nodes = (), [self]
+        node = nodes[-1]
+        for element in parents[len(trail):]:
             node = node.descend(element)
-        node.members.add(path[-1])
+            nodes.append(node)
+        self._trail = (parents, nodes)
+        return node
 
     def descend(self, element: PathElement) -> FieldSet:
         child = self.children.get(element)

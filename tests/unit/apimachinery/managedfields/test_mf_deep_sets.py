@@ -29,3 +29,23 @@ def test_deep_intersection_and_differences_visit_each_node_a_few_times(monkeypat
     assert a.difference(b) == a and a.difference(a).empty()
     assert a.recursive_difference(b) == a
     assert calls < 20 * DEPTH  # a whole-subtree check per level would be DEPTH**2 / 2
+
+
+def test_inserting_every_level_of_a_deep_path_descends_once_per_level(monkeypatch):
+    """A comparison inserts the path of every level of a deep object (a child's, then its parent's, or the
+    reverse): each insert continues from the last one instead of descending from the root again."""
+    calls = 0
+    original = FieldSet.descend
+
+    def counted(self: FieldSet, element: fieldpath.PathElement) -> FieldSet:
+        nonlocal calls
+        calls += 1
+        return original(self, element)
+
+    monkeypatch.setattr(fieldpath.FieldSet, "descend", counted)
+    paths = [tuple(("field", "a") for _ in range(depth)) for depth in range(1, DEPTH + 1)]
+    child_first, parent_first = FieldSet(*reversed(paths)), FieldSet(*paths)
+    assert child_first == parent_first == FieldSet(*paths[::7], *paths[1::7], *paths[2::7], *paths[3::7],
+                                                    *paths[4::7], *paths[5::7], *paths[6::7])
+    assert child_first.has(paths[-1]) and child_first.size() == DEPTH
+    assert calls < 20 * DEPTH  # from the root each time would be DEPTH**2 / 2
