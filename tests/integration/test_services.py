@@ -497,11 +497,11 @@ def test_invalid_endpoints_and_controllers_are_refused(server, body, path, messa
 
 
 def test_table_of_services(server):
-    create(server, service("tabled", clusterIP="10.0.0.23"))
+    create(server, service("tabled", clusterIP="10.0.0.14"))
     table = server.request("GET", f"{SVCS}/tabled", headers=TABLE).json()
     assert [(c["name"], c["priority"]) for c in table["columnDefinitions"]] == [
         ("Name", 0), ("Type", 0), ("Cluster-IP", 0), ("External-IP", 0), ("Port(s)", 0), ("Age", 0), ("Selector", 1)]
-    assert table["rows"][0]["cells"][:5] == ["tabled", "ClusterIP", "10.0.0.23", "<none>", "80/TCP"]
+    assert table["rows"][0]["cells"][:5] == ["tabled", "ClusterIP", "10.0.0.14", "<none>", "80/TCP"]
     assert table["rows"][0]["cells"][6] == "app=tabled"
     assert json.loads(json.dumps(table))["kind"] == "Table"
 
