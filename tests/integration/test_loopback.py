@@ -1,6 +1,7 @@
 """Writes the server makes itself go through its own handler chain as system:apiserver (the loopback client):
 the serviceaccount controller's `default` ServiceAccount is admitted by ValidatingAdmissionPolicy like any
-other write (denied where a policy says so, created once it no longer does), and audited under that user."""
+other write (denied where a policy says so, created once it no longer does), and audited under that user;
+so is the RBAC bootstrap policy the rbac/bootstrap-roles hook writes."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ POLICY = textwrap.dedent("""\
     kind: Policy
     rules:
     - level: Metadata
-      resources: [{group: "", resources: ["serviceaccounts"]}]
+      resources: [{group: "", resources: ["serviceaccounts"]}, {group: rbac.authorization.k8s.io, resources: ["clusterroles"]}]
       omitStages: ["RequestReceived"]
     """)
 
@@ -143,3 +144,16 @@ def test_the_controllers_writes_are_audited_as_system_apiserver(audited: Server)
     assert event["userAgent"].startswith("kube-apiserver/")
     assert event["sourceIPs"] == ["127.0.0.1"]
     assert event["responseStatus"]["code"] == 201
+
+
+def test_the_bootstrap_policy_is_written_as_system_apiserver(audited: Server) -> None:
+    def created() -> list[dict]:
+        with open(audited.audit_log) as f:  # type: ignore[attr-defined]
+            entries = [json.loads(line) for line in f]
+        return [e for e in entries if e["objectRef"].get("name") == "cluster-admin" and e["verb"] == "create"]
+
+    event = wait_for(created, timeout=10)[0]
+    assert event["user"]["username"] == "system:apiserver"
+    assert event["objectRef"]["resource"] == "clusterroles" and event["responseStatus"]["code"] == 201
+    role = audited.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin").json()
+    assert [m["manager"] for m in role["metadata"]["managedFields"]] == ["kube-apiserver"]

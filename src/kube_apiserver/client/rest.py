@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import orjson
 
@@ -150,12 +150,13 @@ class ResourceClient:
         return ResourceClient(self.transport, self.group, self.version, self.resource, namespace)
 
     def path(self, name: str = "", subresource: str = "") -> str:
+        """The request path as the server's handlers see it: decoded (ASGI's path), so nothing is escaped."""
         parts = ["/api", self.version] if not self.group else ["/apis", self.group, self.version]
         if self.ns:
-            parts += ["namespaces", quote(self.ns, safe="")]
+            parts += ["namespaces", self.ns]
         parts.append(self.resource)
         if name:
-            parts.append(quote(name, safe=""))
+            parts.append(name)
         if subresource:
             parts.append(subresource)
         return "/".join(parts)

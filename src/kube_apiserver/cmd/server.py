@@ -155,6 +155,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl,
                              backend.overrides if backend is not None else None)
     generic.destroy_functions.insert(0, factory.stop)
+    if backend is not None:
+        backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
     tls = opts.secure_serving.tls()
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,
@@ -193,13 +195,19 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     config.rbac_source.bind(kube_api_server.restful.group_versions)
     if config.admission is not None:
         config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)
-    kube_api_server.add_post_start_hook("rbac/bootstrap-roles", lambda: bootstrap_roles(config.rbac_source))
+    kube_api_server.add_post_start_hook("rbac/bootstrap-roles",
+                                        lambda: bootstrap_roles(config.rbac_source, _loopback(config)))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
     _connect_loopback(config, server)
     kube_api_server.controllers.loopback = config.loopback  # type: ignore[attr-defined]  # they write through it
     # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
     kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
     return server
+
+
+def _loopback(config: ServerConfig) -> Client:
+    assert config.loopback is not None, "the server's own writes go through its loopback client"
+    return config.loopback
 
 
 def _connect_loopback(config: ServerConfig, server: GenericAPIServer) -> None:

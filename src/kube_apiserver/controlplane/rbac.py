@@ -1,19 +1,19 @@
 """RBAC for the control plane: the rule source the authorizer reads (the rbac group's storage, served
 from the watch cache) and the rbac/bootstrap-roles post-start hook (k8s pkg/registry/rbac/rest
-storage_rbac.go EnsureRBACPolicy), which creates the bootstrap policy and reconciles what exists."""
+storage_rbac.go EnsureRBACPolicy), which creates the bootstrap policy and reconciles what exists through
+the loopback client."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..apimachinery import errors
+from ..client.rest import Client, ResourceClient
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
-from ..registry.rest import UpdatedObjectInfo
 from . import bootstrappolicy as policy
 from .rbacreconcile import CREATE, NONE, RECREATE, UPDATE, Result, reconcile_binding, reconcile_role
 
@@ -22,7 +22,6 @@ Object = dict[str, Any]
 GROUP = "rbac.authorization.k8s.io"
 SYSTEM = Context(user=UserInfo("system:apiserver", groups=("system:masters",)))
 ATTEMPTS = 3
-FIELD_MANAGER = "kube-apiserver"
 # EnsureRBACPolicy polls every second for 30 seconds before the hook fails
 RETRY_SECONDS, RETRY_TIMEOUT = 1.0, 30.0
 KINDS = {"clusterroles": "clusterrole", "clusterrolebindings": "clusterrolebinding", "roles": "role",
@@ -34,15 +33,10 @@ class RegistryRuleSource:
 
     def __init__(self) -> None:
         self.stores: dict[str, Any] = {}
-        self.field_managers: dict[str, Any] = {}
-        self.namespaces: Any = None
 
     def bind(self, group_versions: dict[tuple[str, str], dict[str, Any]]) -> None:
         routes = group_versions.get((GROUP, "v1"), {})
         self.stores = {name: route.scope.storage for name, route in routes.items() if "/" not in name}
-        self.field_managers = {name: route.scope.field_manager for name, route in routes.items() if "/" not in name}
-        core = group_versions.get(("", "v1"), {})
-        self.namespaces = core["namespaces"].scope.storage if "namespaces" in core else None
 
     async def _list(self, resource: str, namespace: str = "") -> list[Object]:
         store = self.stores.get(resource)
@@ -72,10 +66,6 @@ class RegistryRuleSource:
         return await self._get("roles", name, namespace)
 
 
-def _ctx(obj: Object) -> Context:
-    return Context(obj["metadata"].get("namespace", ""), SYSTEM.user)
-
-
 def _describe(resource: str, obj: Object) -> str:
     meta = obj["metadata"]
     where = f" in {meta['namespace']}" if meta.get("namespace") else ""
@@ -83,11 +73,15 @@ def _describe(resource: str, obj: Object) -> str:
 
 
 class PolicyEnsurer:
-    """EnsureRBACPolicy over the registry, as the API server's own privileged identity."""
+    """EnsureRBACPolicy through the loopback client: the writes are the API server's own (system:apiserver,
+    field manager kube-apiserver), admitted and audited as any other."""
 
-    def __init__(self, source: RegistryRuleSource):
-        self.source = source
+    def __init__(self, client: Client):
+        self.client = client
         self._namespaces: set[str] = set()
+
+    def _api(self, resource: str, namespace: str = "") -> ResourceClient:
+        return self.client.resource(GROUP, "v1", resource).namespace(namespace)
 
     async def run(self) -> None:
         await self._prime_aggregated_cluster_roles()
@@ -106,13 +100,8 @@ class PolicyEnsurer:
         """ReconcileRoleOptions/ReconcileRoleBindingOptions.Run with Confirm and nothing removed."""
         if attempt > ATTEMPTS:
             raise errors.internal_error(RuntimeError("exceeded maximum attempts"))
-        store = self.source.stores[resource]
-        try:
-            existing = await store.get(_ctx(expected), expected["metadata"]["name"])
-        except errors.StatusError as err:
-            if err.code != 404:
-                raise
-            existing = None
+        meta = expected["metadata"]
+        existing = await self._get(resource, meta["name"], meta.get("namespace", ""))
         compute = reconcile_binding if resource.endswith("bindings") else reconcile_role
         result = Result(copy.deepcopy(expected), CREATE) if existing is None else compute(existing, expected)
         if result.protected:
@@ -121,114 +110,96 @@ class PolicyEnsurer:
                             _describe(resource, expected), result.missing)
             return
         try:
-            await self._write(resource, store, result)
+            await self._write(resource, result)
         except errors.StatusError as err:
-            # created or deleted since it was read: look again
+            # created, changed or deleted since it was read: look again
             if err.code not in (404, 409):
                 raise
             await self._reconcile(resource, expected, attempt + 1)
 
-    async def _write(self, resource: str, store: Any, result: Result) -> None:
+    async def _write(self, resource: str, result: Result) -> None:
         obj, name = result.obj, result.obj["metadata"]["name"]
+        api = self._api(resource, obj["metadata"].get("namespace", ""))
         if result.operation in (CREATE, RECREATE) and obj["metadata"].get("namespace"):
             await self._ensure_namespace(obj["metadata"]["namespace"])
-        manager = self.source.field_managers.get(resource)
         if result.operation == CREATE:
-            await store.create(_ctx(obj), _track(manager, None, obj))
+            await api.create(obj)
             log.info("created %s", _describe(resource, obj))
         elif result.operation == UPDATE:
-            await store.update(_ctx(obj), name, UpdatedObjectInfo(name, _replace(manager, obj)))
+            await api.update(obj)
             log.info("updated %s with additional permissions: %s", _describe(resource, obj), result.missing)
         elif result.operation == RECREATE:
-            await store.delete(_ctx(obj), name)
-            await store.create(_ctx(obj), _track(manager, None, obj))
+            await api.delete(name)
+            recreated = copy.deepcopy(obj)
+            recreated["metadata"].pop("resourceVersion", None)
+            await api.create(recreated)
             log.info("recreated %s", _describe(resource, obj))
 
     async def _ensure_namespace(self, namespace: str) -> None:
         """tryEnsureNamespace: kube-system and kube-public may not exist yet."""
-        store = self.source.namespaces
-        if namespace in self._namespaces or store is None:
+        if namespace in self._namespaces:
             return
         try:
-            await store.create(SYSTEM, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+            await self.client.resource("", "v1", "namespaces").create(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
         except errors.StatusError as err:
             if err.code != 409:
                 raise
         self._namespaces.add(namespace)
 
+    async def _get(self, resource: str, name: str, namespace: str = "") -> Object | None:
+        try:
+            return await self._api(resource, namespace).get(name)
+        except errors.StatusError as err:
+            if err.code != 404:
+                raise
+            return None
+
     async def _prime_aggregated_cluster_roles(self) -> None:
         """primeAggregatedClusterRoles: the custom rules of a pre-aggregation admin/edit/view move to its
         system:aggregate-to-* role, before the role itself becomes aggregated."""
-        store = self.source.stores["clusterroles"]
         for old_name, new_name in policy.cluster_roles_to_aggregate().items():
-            if await self._exists(store, new_name):
+            if await self._get("clusterroles", new_name) is not None:
                 continue
-            try:
-                existing = await store.get(SYSTEM, old_name)
-            except errors.StatusError as err:
-                if err.code == 404:
-                    continue
-                raise
+            existing = await self._get("clusterroles", old_name)
+            if existing is None:
+                continue
             if existing.get("aggregationRule") is not None:
                 return  # already migrated: no custom rules to move
             log.info("migrating %s to %s", old_name, new_name)
             migrated = copy.deepcopy(existing)
             migrated["metadata"] = {k: v for k, v in existing["metadata"].items()
                                     if k in ("labels", "annotations")} | {"name": new_name}
-            await store.create(SYSTEM, migrated)
+            await self._api("clusterroles").create(migrated)
 
     async def _prime_split_cluster_role_bindings(self) -> None:
         """primeSplitClusterRoleBindings: a new binding split from an existing one starts with its subjects,
         labels and annotations."""
-        store = self.source.stores["clusterrolebindings"]
         for old_name, template in policy.cluster_role_bindings_to_split().items():
             new_name = template["metadata"]["name"]
-            if await self._exists(store, new_name):
+            if await self._get("clusterrolebindings", new_name) is not None:
                 continue
-            try:
-                existing = await store.get(SYSTEM, old_name)
-            except errors.StatusError as err:
-                if err.code == 404:
-                    continue
-                raise
+            existing = await self._get("clusterrolebindings", old_name)
+            if existing is None:
+                continue
             split = copy.deepcopy(template)
             split["subjects"] = copy.deepcopy(existing.get("subjects") or [])
             for key in ("labels", "annotations"):
                 split["metadata"][key] = dict(existing["metadata"].get(key) or {})
             log.info("splitting %s into %s", old_name, new_name)
-            await store.create(SYSTEM, split)
-
-    @staticmethod
-    async def _exists(store: Any, name: str) -> bool:
-        try:
-            await store.get(SYSTEM, name)
-            return True
-        except errors.StatusError as err:
-            if err.code != 404:
-                raise
-            return False
+            await self._api("clusterrolebindings").create(split)
 
 
-def _track(manager: Any, live: Object | None, obj: Object) -> Object:
-    """The write recorded in managedFields as kube-apiserver's own loopback client records it."""
-    return obj if manager is None else manager.update(live, obj, FIELD_MANAGER)
-
-
-def _replace(manager: Any, obj: Object) -> Callable[[Context, Object | None], Awaitable[Object]]:
-    async def transform(_ctx: Context, live: Object | None) -> Object:
-        return _track(manager, live, copy.deepcopy(obj))
-    return transform
-
-
-async def bootstrap_roles(source: RegistryRuleSource) -> None:
-    """The rbac/bootstrap-roles post-start hook: retried every second for 30 seconds, then it fails."""
+async def bootstrap_roles(source: RegistryRuleSource, client: Client) -> None:
+    """The rbac/bootstrap-roles post-start hook, through the loopback client: retried every second for 30
+    seconds, then it fails."""
     if "clusterroles" not in source.stores:
         return  # the rbac group is disabled
     loop = asyncio.get_running_loop()
     deadline = loop.time() + RETRY_TIMEOUT
     while True:
         try:
-            await PolicyEnsurer(source).run()
+            await PolicyEnsurer(client).run()
             return
         except errors.StatusError as err:
             if loop.time() >= deadline:

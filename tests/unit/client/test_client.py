@@ -158,3 +158,13 @@ def test_another_servers_loopback_token_is_refused(tmp_path: Path) -> None:
             assert restarted.client.token != first.client.token
 
     run(main())
+
+
+def test_names_are_sent_as_they_are(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            roles = srv.client.resource("rbac.authorization.k8s.io", "v1", "clusterroles")
+            await roles.create({"metadata": {"name": "system:colon"}, "rules": []})
+            assert (await roles.get("system:colon"))["metadata"]["name"] == "system:colon"
+
+    run(main())
