@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..apimachinery import errors
+from ..client.informers import Backoff
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
 from ..storage.interface import BOOKMARK, ERROR, INITIAL_EVENTS_END
@@ -44,26 +44,6 @@ class Resource:
 
 class WatchEndedError(Exception):
     """The watch cannot go on from where it was: the informer lists again (after its backoff)."""
-
-
-class Backoff:
-    """client-go's reflector backoff: 800ms doubling up to 30s, each with up to as much again of jitter,
-    back to 800ms after two minutes without a failure; so a relist can never spin."""
-
-    INITIAL, CAP, FACTOR, RESET_AFTER = 0.8, 30.0, 2.0, 120.0
-
-    def __init__(self) -> None:
-        self._delay = self.INITIAL
-        self._last = float("-inf")
-
-    def next(self) -> float:
-        now = asyncio.get_running_loop().time()
-        if now - self._last > self.RESET_AFTER:
-            self._delay = self.INITIAL
-        delay = self._delay * (1 + random.random())
-        self._delay = min(self._delay * self.FACTOR, self.CAP)
-        self._last = now + delay
-        return delay
 
 
 SHORT_WATCH_SECONDS = 1.0  # a watch that ends this soon without an event is an error, as the reflector says
