@@ -19,7 +19,8 @@ def etcd_args(cluster: Any, *extra: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def etcd_server(etcd: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    srv = Server(str(tmp_path_factory.mktemp("etcd-apiserver")), etcd_args(etcd)).start()
+    args = etcd_args(etcd, "--etcd-count-metric-poll-period=100ms")
+    srv = Server(str(tmp_path_factory.mktemp("etcd-apiserver")), args).start()
     yield srv
     srv.stop()
 
@@ -95,3 +96,20 @@ def test_an_unreachable_etcd_is_one_line_error(tmp_path: Any) -> None:
     finally:
         client.FAILOVER_WINDOW = window
     assert "unable to connect to etcd at http://127.0.0.1:" in str(caught.value)
+
+
+def test_object_counts_are_polled_into_metrics(etcd_server: Server) -> None:
+    etcd_server.request("POST", "/api/v1/namespaces", {"metadata": {"name": "counted"}})
+    for name in ("a", "b"):
+        etcd_server.request("POST", "/api/v1/namespaces/counted/configmaps", {"metadata": {"name": name}})
+
+    def configmaps_counted() -> int:
+        for line in etcd_server.request("GET", "/metrics").body.decode().splitlines():
+            if line.startswith('apiserver_storage_objects{resource="configmaps"} '):
+                return int(line.split()[-1])
+        return 0
+
+    assert wait_for(lambda: configmaps_counted() >= 2)
+    metrics = etcd_server.request("GET", "/metrics").body.decode()
+    assert 'apiserver_resource_objects{group="apps",resource="deployments"} ' in metrics
+    assert "# TYPE apiserver_storage_objects gauge" in metrics

@@ -7,13 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..apimachinery.wait import Periodic
+from ..server.metrics import Registry
 from ..server.options.etcd import STORAGE_TYPE_ETCD3, EtcdOptions, parse_etcd_servers_overrides
 from ..storage.compactor import Compactor
-from ..storage.kv import KV, prefix_end
+from ..storage.factory import StorageFactory
+from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
 
 log = logging.getLogger("kube_apiserver")
@@ -27,7 +29,6 @@ class StorageBackend:
     kv: KV
     store: ObjectStore
     overrides: dict[str, ObjectStore] = field(default_factory=dict)  # resource key prefix -> its store
-    object_counts: dict[str, int] = field(default_factory=dict)  # apiserver_storage_objects, per resource
     _kvs: list[KV] = field(default_factory=list)
     _tasks: list[Compactor | Periodic] = field(default_factory=list)
 
@@ -37,26 +38,19 @@ class StorageBackend:
             expire = getattr(kv, "expire_leases", None)
             if expire is not None:
                 self._tasks.append(Periodic("lease expiry", LEASE_CHECK_SECONDS, expire))
-        self._tasks.append(
-            Periodic("storage object count", opts.count_metric_poll_period, self.count_objects)
-        )
         for task in self._tasks:
             task.start()
 
-    async def count_objects(self) -> None:
-        """Objects per resource (the first key segment under /registry/), as etcd's count metric polls."""
-        counts: dict[str, int] = {}
-        for kv in self._kvs:
-            start = KEY_ROOT
-            while True:
-                page = await kv.range(start, prefix_end(KEY_ROOT), 0, 10000)
-                for item in page.kvs:
-                    resource = item.key[len(KEY_ROOT) :].split("/", 1)[0]
-                    counts[resource] = counts.get(resource, 0) + 1
-                if not page.more or not page.kvs:
-                    break
-                start = page.kvs[-1].key + "\x00"
-        self.object_counts = counts
+    def count_objects(self, factory: StorageFactory, metrics: Registry, period: float) -> None:
+        """apiserver_storage_objects and apiserver_resource_objects: each served resource's object count,
+        polled every `period` (--etcd-count-metric-poll-period; 0: not collected)."""
+        if period <= 0:
+            return
+        counter = ObjectCounter(factory)
+        metrics.collectors.append(counter.exposition)
+        task = Periodic("storage object count", period, counter.poll)
+        self._tasks.append(task)
+        task.start()
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -112,9 +106,45 @@ DIAL_TIMEOUT = 60.0
 
 
 def _reason(err: BaseException) -> str:
-    details: Callable[[], Awaitable[str] | str] | None = getattr(err, "details", None)
-    if callable(details):
-        text = details()
-        if isinstance(text, str) and text:
-            return text
-    return str(err) or type(err).__name__
+    """gRPC's own words when it has them (an AioRpcError's details), else the error's message."""
+    details = getattr(err, "details", None)
+    text = details() if callable(details) else None
+    return text if isinstance(text, str) and text else str(err) or type(err).__name__
+
+
+STORAGE_OBJECTS_HELP = (
+    "# HELP apiserver_storage_objects [STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using "
+    "apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. "
+    "In case of a fetching error, the value will be -1."
+)
+RESOURCE_OBJECTS_HELP = (
+    "# HELP apiserver_resource_objects [ALPHA] Number of stored objects at the time of last check split by "
+    "kind. In case of a fetching error, the value will be -1."
+)
+
+
+class ObjectCounter:
+    """Counts every resource the registry stores (a count-only range per key prefix), as upstream's
+    storage object count tracker; a resource whose count fails reads -1."""
+
+    def __init__(self, factory: StorageFactory):
+        self.factory = factory
+        self.counts: dict[tuple[str, str], int] = {}
+
+    async def poll(self) -> None:
+        counts: dict[tuple[str, str], int] = {}
+        for prefix, group_resource in list(self.factory.resources.items()):
+            try:
+                counts[group_resource] = await self.factory.store_for(prefix).count(prefix + "/")
+            except Exception:  # noqa: BLE001 - reported as -1, as kube-apiserver reports a failed count
+                counts[group_resource] = -1
+        self.counts = counts
+
+    def exposition(self) -> list[str]:
+        old = [STORAGE_OBJECTS_HELP, "# TYPE apiserver_storage_objects gauge"]
+        new = [RESOURCE_OBJECTS_HELP, "# TYPE apiserver_resource_objects gauge"]
+        for (group, resource), count in sorted(self.counts.items()):
+            qualified = f"{resource}.{group}" if group else resource
+            old.append(f'apiserver_storage_objects{{resource="{qualified}"}} {count}')
+            new.append(f'apiserver_resource_objects{{group="{group}",resource="{resource}"}} {count}')
+        return old + new if self.counts else []

@@ -35,7 +35,7 @@ class Store:
         self.strategy = strategy
         self.key_prefix = key_prefix.rstrip("/")
         if isinstance(storage_, StorageFactory):
-            storage_ = storage_.for_resource(self.key_prefix)
+            storage_ = storage_.for_resource(self.key_prefix, (info.group, info.resource))
         self.storage: storage.Interface = storage_
         self.table = table or default_table_convertor()
         self.return_deleted_object = return_deleted_object

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from ..endpoints.http import Handler, Request, Response, text
@@ -24,6 +25,7 @@ class Registry:
         self.durations: dict[Labels, list[float]] = {}  # bucket counts + [sum, count]
         self.inflight: dict[str, int] = {"readOnly": 0, "mutating": 0}
         self.longrunning: dict[Labels, int] = defaultdict(int)
+        self.collectors: list[Callable[[], list[str]]] = []  # more exposition lines (storage object counts)
 
     def observe(self, labels: Labels, code: int, seconds: float) -> None:
         self.requests[(*labels, str(code))] += 1
@@ -63,6 +65,8 @@ class Registry:
                 "# TYPE apiserver_longrunning_requests gauge"]
         for key, value in sorted(self.longrunning.items()):
             out.append(f"apiserver_longrunning_requests{{{_labels(LABELS, key)}}} {value}")
+        for collect in self.collectors:
+            out += collect()
         return "\n".join(out) + "\n"
 
 

@@ -16,9 +16,15 @@ class StorageFactory:
         self.watch_cache = watch_cache
         self.event_ttl = event_ttl  # --event-ttl: how long an event lives after its last write
         self.cachers: dict[str, Cacher] = {}
+        self.resources: dict[str, tuple[str, str]] = {}  # key prefix -> (group, resource): what to count
 
-    def for_resource(self, key_prefix: str) -> Interface:
-        store = self.overrides.get(key_prefix.rstrip("/"), self.store)
+    def store_for(self, key_prefix: str) -> ObjectStore:
+        return self.overrides.get(key_prefix.rstrip("/"), self.store)
+
+    def for_resource(self, key_prefix: str, group_resource: tuple[str, str] | None = None) -> Interface:
+        if group_resource is not None:
+            self.resources[key_prefix.rstrip("/")] = group_resource
+        store = self.store_for(key_prefix)
         if not self.watch_cache:
             return store
         cacher = self.cachers.get(key_prefix)
