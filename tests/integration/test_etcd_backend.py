@@ -113,3 +113,38 @@ def test_object_counts_are_polled_into_metrics(etcd_server: Server) -> None:
     metrics = etcd_server.request("GET", "/metrics").body.decode()
     assert 'apiserver_resource_objects{group="apps",resource="deployments"} ' in metrics
     assert "# TYPE apiserver_storage_objects gauge" in metrics
+
+
+def test_servers_overrides_store_a_resource_in_its_own_etcd(etcd: Any, tmp_path: Any) -> None:
+    import asyncio
+
+    from etcd import EtcdCluster
+    from kube_apiserver.storage.etcd3 import EtcdKV
+
+    async def stored(urls: list[str], key: str) -> bool:
+        kv = await EtcdKV.open(urls)
+        try:
+            return await kv.get(key) is not None
+        finally:
+            await kv.close()
+
+    with EtcdCluster(str(tmp_path / "events-etcd")) as events_etcd:
+        override = f"--etcd-servers-overrides=/events#{events_etcd.endpoints.replace(',', ';')}"
+        srv = Server(str(tmp_path / "apiserver"), etcd_args(etcd, override)).start()
+        try:
+            event = {
+                "metadata": {"name": "moved"},
+                "involvedObject": {"kind": "Pod", "name": "p"},
+                "reason": "Test",
+                "message": "m",
+            }
+            assert srv.request("POST", "/api/v1/namespaces/default/events", event).status == 201
+            cm = {"metadata": {"name": "stays"}}
+            assert srv.request("POST", "/api/v1/namespaces/default/configmaps", cm).status == 201
+            listed = srv.request("GET", "/api/v1/namespaces/default/events").json()
+            assert [e["metadata"]["name"] for e in listed["items"]] == ["moved"]
+        finally:
+            srv.stop()
+        assert asyncio.run(stored(events_etcd.client_urls, "/registry/events/default/moved"))
+        assert not asyncio.run(stored(etcd.client_urls, "/registry/events/default/moved"))
+        assert asyncio.run(stored(etcd.client_urls, "/registry/configmaps/default/stays"))
