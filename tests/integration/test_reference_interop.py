@@ -158,6 +158,11 @@ def start_reference(directory: Path, etcd_servers: str) -> Reference:
                 f"--service-account-signing-key-file={private}",
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--insecure-port=0",
+                # Its bootstrap writes flowcontrol v1beta1 and discovery.k8s.io/v1beta1 objects, versions v1.34 no
+                # longer reads (upgrades go one minor version at a time, migrating storage): kept out of the etcd
+                # this server shares.
+                "--feature-gates=APIPriorityAndFairness=false",
+                "--runtime-config=flowcontrol.apiserver.k8s.io/v1beta1=false,discovery.k8s.io/v1beta1=false",
             ],
             stdout=log,
             stderr=log,
@@ -451,3 +456,82 @@ def test_what_this_codec_stores_is_served_by_kube_apiserver(
         assert differences(expected, served, lost_ok=UNKNOWN_TO_V1_20) == [], path
     status, listed = reference.request("GET", f"/api/v1/namespaces/{namespace}/configmaps")
     assert status == 200 and [i["metadata"]["name"] for i in listed["items"]] == ["web-config"]
+
+
+# ---- both servers on one etcd ----
+
+
+@pytest.fixture(scope="module")
+def ours(reference: Reference, etcd: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """This server with --storage-backend=etcd3 on the reference's etcd, writing protobuf."""
+    from conftest import Server
+
+    args = ["--storage-backend=etcd3", f"--etcd-servers={etcd.endpoints}", f"--storage-media-type={PROTOBUF}"]
+    server = Server(str(tmp_path_factory.mktemp("ours")), args).start()
+    yield server
+    server.stop()
+
+
+def test_each_server_serves_what_the_other_wrote(reference: Reference, ours: Any, etcd: Any) -> None:
+    namespace = "shared"
+    reference.create(
+        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+    )
+    reference.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-reference"}, "data": {"a": "1"}},
+    )
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "from-ours"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "x"}},
+            "template": {
+                "metadata": {"labels": {"app": "x"}},
+                "spec": {"containers": [{"name": "x", "image": "x"}]},
+            },
+        },
+    }
+    created = ours.request("POST", f"/apis/apps/v1/namespaces/{namespace}/deployments", deployment)
+    assert created.status == 201, created.body
+    value, _ = etcd_get(etcd.client_url(0), f"/registry/deployments/{namespace}/from-ours")
+    assert value.startswith(MAGIC)  # --storage-media-type
+
+    # ours reads the reference's configmap (the watch cache catches up with etcd's revision)
+    got = ours.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/from-reference")
+    assert got.status == 200, got.body
+    served = reference.get(f"/api/v1/namespaces/{namespace}/configmaps/from-reference")
+    assert got.json()["metadata"]["resourceVersion"] == served["metadata"]["resourceVersion"]
+    assert differences(served, got.json()) == []
+    listed = ours.request("GET", f"/api/v1/namespaces/{namespace}/configmaps")
+    assert "from-reference" in [item["metadata"]["name"] for item in listed.json()["items"]]
+
+    # the reference reads ours
+    theirs = reference.get(f"/apis/apps/v1/namespaces/{namespace}/deployments/from-ours")
+    mine = created.json()
+    assert theirs["metadata"]["resourceVersion"] == mine["metadata"]["resourceVersion"]
+    assert differences(mine, theirs, lost_ok=UNKNOWN_TO_V1_20 | V1_34_TEMPLATE_FIELDS) == []
+
+    # an update through either is read by the other
+    theirs["spec"]["replicas"] = 3
+    status, body = reference.request(
+        "PUT", f"/apis/apps/v1/namespaces/{namespace}/deployments/from-ours", theirs
+    )
+    assert status == 200, body
+    got = ours.request("GET", f"/apis/apps/v1/namespaces/{namespace}/deployments/from-ours")
+    assert got.json()["spec"]["replicas"] == 3
+    assert got.json()["metadata"]["resourceVersion"] == body["metadata"]["resourceVersion"]
+    configmap = ours.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/from-reference").json()
+    configmap["data"]["a"] = "2"
+    updated = ours.request("PUT", f"/api/v1/namespaces/{namespace}/configmaps/from-reference", configmap)
+    assert updated.status == 200, updated.body
+    served = reference.get(f"/api/v1/namespaces/{namespace}/configmaps/from-reference")
+    assert served["data"] == {"a": "2"}
+    assert served["metadata"]["resourceVersion"] == updated.json()["metadata"]["resourceVersion"]
+
+
+# Pod template fields v1.34 defaults that v1.20 does not have.
+V1_34_TEMPLATE_FIELDS = frozenset(
+    f".spec.template.spec.{field}" for field in ("enableServiceLinks", "hostUsers", "restartPolicyRules")
+)
