@@ -148,3 +148,25 @@ def test_servers_overrides_store_a_resource_in_its_own_etcd(etcd: Any, tmp_path:
         assert asyncio.run(stored(events_etcd.client_urls, "/registry/events/default/moved"))
         assert not asyncio.run(stored(etcd.client_urls, "/registry/events/default/moved"))
         assert asyncio.run(stored(etcd.client_urls, "/registry/configmaps/default/stays"))
+
+
+def test_etcd_over_tls_with_the_client_certificate_flags(tmp_path: Any) -> None:
+    from etcd import EtcdCluster, make_tls
+
+    tls = make_tls(str(tmp_path / "pki"))
+    with EtcdCluster(str(tmp_path / "etcd"), tls=tls) as cluster:
+        assert cluster.endpoints.startswith("https://")
+        flags = [
+            f"--etcd-cafile={tls.ca_file}",
+            f"--etcd-certfile={tls.client_cert}",
+            f"--etcd-keyfile={tls.client_key}",
+        ]
+        srv = Server(str(tmp_path / "apiserver"), etcd_args(cluster, *flags)).start()
+        try:
+            created = srv.request(
+                "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "tls"}}
+            )
+            assert created.status == 201
+            assert srv.request("GET", "/api/v1/namespaces/default/configmaps/tls").status == 200
+        finally:
+            srv.stop()
