@@ -157,3 +157,27 @@ def test_the_bootstrap_policy_is_written_as_system_apiserver(audited: Server) ->
     assert event["objectRef"]["resource"] == "clusterroles" and event["responseStatus"]["code"] == 201
     role = audited.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin").json()
     assert [m["manager"] for m in role["metadata"]["managedFields"]] == ["kube-apiserver"]
+
+
+def test_the_aggregation_controllers_apply_is_audited_as_system_apiserver(audited: Server) -> None:
+    roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+    selector = {"matchLabels": {"loopback-test/aggregate": "true"}}
+    aggregated = {
+        "metadata": {"name": "lb-aggregated"},
+        "aggregationRule": {"clusterRoleSelectors": [selector]},
+    }
+    part = {
+        "metadata": {"name": "lb-part", "labels": {"loopback-test/aggregate": "true"}},
+        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}],
+    }
+    assert audited.request("POST", roles, aggregated).status == 201
+    assert audited.request("POST", roles, part).status == 201
+    wait_for(lambda: audited.request("GET", f"{roles}/lb-aggregated").json().get("rules"), timeout=10)
+
+    def applied() -> list[dict]:
+        with open(audited.audit_log) as f:  # type: ignore[attr-defined]
+            entries = [json.loads(line) for line in f]
+        return [e for e in entries if e["objectRef"].get("name") == "lb-aggregated" and e["verb"] == "patch"]
+
+    event = wait_for(applied, timeout=10)[0]
+    assert event["user"]["username"] == "system:apiserver" and event["responseStatus"]["code"] == 200

@@ -2,20 +2,19 @@
 an aggregationRule gets, as its rules, the union of the rules of every other ClusterRole its selectors
 match, in selector order then name order, without duplicates. Any ClusterRole change re-syncs every
 aggregated role; the rules are server-side applied, forced, by the manager
-`clusterrole-aggregation-controller` (the rules list is atomic, so the applied list replaces it)."""
+`clusterrole-aggregation-controller` through the loopback client (the rules list is atomic, so the
+applied list replaces it)."""
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from typing import Any
 
 from ..apimachinery import errors
 from ..apimachinery.equality import semantic
 from ..apimachinery.labels import SelectorParseError, selector_from_label_selector
-from ..registry.context import Context
-from ..registry.rest import UpdatedObjectInfo
+from ..client.rest import APPLY_PATCH
 from .informer import Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -47,10 +46,8 @@ def aggregated_rules(role: Object, roles: dict[str, Object]) -> list[Object]:
 class ClusterRoleAggregationController(InformerController):
     name = "clusterrole-aggregation"
 
-    def __init__(self, cluster_roles: Resource, field_manager: Any = None):
+    def __init__(self, cluster_roles: Resource):
         self.cluster_roles = cluster_roles
-        # the clusterroles route's field manager records the apply in managedFields
-        self.field_manager = field_manager
         self.roles: dict[str, Object] = {}
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.queued: set[str] = set()
@@ -96,15 +93,5 @@ class ClusterRoleAggregationController(InformerController):
         config = {"apiVersion": self.cluster_roles.api_version, "kind": "ClusterRole", "metadata": {"name": name},
                   "rules": rules}
 
-        async def apply(_ctx: Context, live: Object | None) -> Object:
-            if live is None:
-                raise errors.not_found(self.cluster_roles.resource, self.cluster_roles.group, name)
-            if self.field_manager is None:
-                return {**copy.deepcopy(live), "rules": rules}
-            return self.field_manager.apply(live, config, FIELD_MANAGER, True)
-
-        try:
-            await self.cluster_roles.store.update(self.cluster_roles.context(), name, UpdatedObjectInfo(name, apply))
-        except errors.StatusError as err:
-            if err.code != 404:  # deleted meanwhile: its DELETED event follows
-                raise
+        # ClusterRoles().Apply(..., FieldManager: clusterrole-aggregation-controller, Force: true)
+        await self.cluster_roles.api().patch(name, config, APPLY_PATCH, field_manager=FIELD_MANAGER, force=True)

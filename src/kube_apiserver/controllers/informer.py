@@ -8,11 +8,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
 from ..client.informers import Backoff
+from ..client.rest import Client, ResourceClient
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
 from ..storage.interface import BOOKMARK, ERROR, INITIAL_EVENTS_END
@@ -25,7 +26,8 @@ CONTROLLER_USER = UserInfo("system:kube-controller-manager", groups=("system:mas
 
 @dataclass(frozen=True)
 class Resource:
-    """A served resource and its registry storage."""
+    """A served resource: its registry storage (what its informers read) and the loopback client its
+    controllers write through."""
 
     group: str
     version: str
@@ -33,6 +35,13 @@ class Resource:
     kind: str
     namespaced: bool
     store: Any
+    client: Client | None = field(default=None, compare=False)
+
+    def api(self, namespace: str = "") -> ResourceClient:
+        """The resource through the loopback client (in `namespace` when it is namespaced)."""
+        assert self.client is not None, "controllers write through the server's loopback client"
+        api = self.client.resource(self.group, self.version, self.resource)
+        return api.namespace(namespace) if self.namespaced else api
 
     @property
     def api_version(self) -> str:

@@ -6,6 +6,7 @@ kube-controller-manager Lease: of several replicas on one storage, one runs them
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from ..api.core.resourcequota.evaluators import new_evaluators
@@ -107,10 +108,10 @@ class ControllerManager:
 
     def _new_controllers(self) -> list[Any]:
         new: list[Any] = []
-        resources = served_resources(self.group_versions)
+        resources = self._with_client(served_resources(self.group_versions))
         core = self.group_versions.get(("", "v1"), {})
         if enabled(self.names, "garbagecollector"):
-            new.append(GarbageCollector(lambda: served_resources(chain_routes(self.server))))
+            new.append(GarbageCollector(lambda: self._with_client(served_resources(chain_routes(self.server)))))
         if enabled(self.names, "namespace") and "namespaces/finalize" in core:
             namespaces = _find(resources, "namespaces")
             new.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
@@ -121,8 +122,7 @@ class ControllerManager:
                 new.append(ServiceAccountsController(_find(resources, "namespaces"), accounts, self.loopback))
         quotas = _find(resources, "resourcequotas")
         if enabled(self.names, "resourcequota") and quotas is not None:
-            new.append(ResourceQuotaController(quotas, core["resourcequotas/status"].scope.storage,
-                                               resources, new_evaluators()))
+            new.append(ResourceQuotaController(quotas, resources, new_evaluators()))
         claims, pods, volumes = (_find(resources, r) for r in ("persistentvolumeclaims", "pods", "persistentvolumes"))
         if enabled(self.names, "pvc-protection") and claims is not None and pods is not None:
             new.append(PVCProtectionController(claims, pods))
@@ -135,8 +135,11 @@ class ControllerManager:
             new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca, self.loopback))
         return new
 
+    def _with_client(self, resources: list[Resource]) -> list[Resource]:
+        """The resources with the loopback client their controllers write through."""
+        return [replace(r, client=self.loopback) for r in resources]
+
     def _add_clusterrole_aggregation(self, resources: list[Resource], new: list[Any]) -> None:
         roles = next((r for r in resources if r.group == RBAC_GROUP and r.resource == "clusterroles"), None)
         if enabled(self.names, "clusterrole-aggregation") and roles is not None:
-            route = self.group_versions[(RBAC_GROUP, "v1")]["clusterroles"]
-            new.append(ClusterRoleAggregationController(roles, route.scope.field_manager))
+            new.append(ClusterRoleAggregationController(roles))

@@ -17,7 +17,6 @@ from ..api.core.resourcequota.pods import quota_v1_pod
 from ..apimachinery import errors
 from ..apimachinery.wait import Periodic
 from ..registry.options import ListQuery
-from ..registry.rest import UpdatedObjectInfo
 from .informer import Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -48,9 +47,8 @@ def _limits_changed(quota: Object, old: Object | None) -> bool:
 class ResourceQuotaController(InformerController):
     name = "resourcequota"
 
-    def __init__(self, quotas: Resource, status: Any, resources: list[Resource], evaluators: list[Evaluator]):
-        self.quotas = quotas
-        self.status = status  # resourcequotas/status: the store status is written through
+    def __init__(self, quotas: Resource, resources: list[Resource], evaluators: list[Evaluator]):
+        self.quotas = quotas  # its status is written through the loopback client
         self.resources = {(r.group, r.resource): r for r in resources
                           if r.namespaced and (r.group, r.resource) not in IGNORED}
         self.registry = Registry(evaluators)
@@ -159,10 +157,4 @@ class ResourceQuotaController(InformerController):
 
     async def _write(self, quota: Object) -> None:
         """UpdateStatus with the resourceVersion the usage was computed at (a conflict retries)."""
-        name = quota["metadata"]["name"]
-
-        async def replace(_ctx: Any, _old: Object | None) -> Object:
-            return quota
-
-        await self.status.update(self.quotas.context(quota["metadata"]["namespace"]), name,
-                                 UpdatedObjectInfo(name, replace))
+        await self.quotas.api(quota["metadata"]["namespace"]).update_status(quota)

@@ -10,7 +10,6 @@ from typing import Any
 
 from ..apimachinery import errors
 from ..registry.options import ListQuery
-from ..registry.rest import UpdatedObjectInfo
 from .informer import Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -37,17 +36,17 @@ def claims_of(pod: Object) -> set[str]:
 
 
 async def _drop_finalizer(resource: Resource, namespace: str, name: str, finalizer: str) -> None:
-    async def drop(_ctx: Any, obj: Object | None) -> Object:
-        if obj is None:
-            raise errors.not_found(resource.resource, resource.group, name)
+    """An update through the loopback client of the object as read: a conflict retries the key."""
+    api = resource.api(namespace)
+    try:
+        obj = await api.get(name)
         meta = obj["metadata"]
+        if finalizer not in (meta.get("finalizers") or []):
+            return
         meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != finalizer]
         if not meta["finalizers"]:
             del meta["finalizers"]
-        return obj
-
-    try:
-        await resource.store.update(resource.context(namespace), name, UpdatedObjectInfo(name, drop))
+        await api.update(obj)
         log.info("removed %s from %s %s/%s", finalizer, resource.resource, namespace, name)
     except errors.StatusError as err:
         if err.code != 404:
