@@ -225,7 +225,7 @@ async def test_compactors_sharing_a_store_compact_once_per_interval(kv: KV, p: s
 # ---- etcd only: several endpoints, TLS ----
 
 
-def test_etcd_fails_over_to_the_next_endpoint_when_one_member_dies(etcd_cluster: Any) -> None:
+def test_etcd_fails_over_when_a_member_or_the_leader_dies(etcd_cluster: Any) -> None:
     from kube_apiserver.storage.etcd3 import EtcdKV
 
     p = "/registry/failover/"
@@ -246,6 +246,11 @@ def test_etcd_fails_over_to_the_next_endpoint_when_one_member_dies(etcd_cluster:
                 (PUT, p + "a", b"3", b"1"),
             ]
             assert [x.value for x in (await kv.range(p, prefix_end(p))).kvs] == [b"3", b"2"]
+            etcd_cluster.start_member(0)  # back, then the leader dies: writes resume after the election
+            etcd_cluster.kill(etcd_cluster.leader_index())
+            elected = await kv.create(p + "c", b"4")
+            assert elected.succeeded
+            assert await events_until(stream, elected.revision) == [(PUT, p + "c", b"4", None)]
         finally:
             await stream.aclose()  # type: ignore[attr-defined]
             await kv.close()
