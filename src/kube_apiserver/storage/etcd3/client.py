@@ -93,19 +93,26 @@ class Client:
 
     async def unary(self, method: str, request: bytes, retry: bool = True) -> bytes:
         """One call; on an unavailable endpoint the next one is tried (with backoff) for a while."""
+        return (await self.unary_write(method, request, retry))[0]
+
+    async def unary_write(self, method: str, request: bytes, retry: bool = True) -> tuple[bytes, bool]:
+        """The response, and whether an earlier attempt may have been applied before it failed (a timeout
+        or a leader change after the request reached etcd): the caller then checks what it finds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.failover_window
         attempt = 0
+        maybe_applied = False
         while True:
             channel = self.channel
             call = self._callables.get((self._current, method))
             if call is None:
                 call = self._callables[(self._current, method)] = channel.unary_unary(method)
             try:
-                return await call(request, timeout=CALL_TIMEOUT)
+                return await call(request, timeout=CALL_TIMEOUT), maybe_applied
             except grpc.aio.AioRpcError as err:
                 if not retry or err.code() not in RETRYABLE or loop.time() > deadline:
                     raise
+                maybe_applied = maybe_applied or not _never_sent(err)
                 self.failover(channel)
                 attempt += 1
                 if attempt % len(self._channels) == 0:  # every endpoint failed once: wait a little
@@ -114,3 +121,19 @@ class Client:
     async def close(self) -> None:
         for channel in self._channels:
             await channel.close()
+
+
+# Failures where etcd never took the request: no connection, or a member that refused it unproposed.
+_NOT_SENT = (
+    "failed to connect",
+    "connection refused",
+    "no address",
+    "no connection",
+    "etcdserver: no leader",
+    "etcdserver: not capable",
+)
+
+
+def _never_sent(err: grpc.aio.AioRpcError) -> bool:
+    details = (err.details() or "").lower()
+    return any(text in details for text in _NOT_SENT)

@@ -127,16 +127,25 @@ class EtcdKV:
             raise EtcdError(f"etcd: {error}")
         return lease
 
-    async def _txn(self, key: bytes, condition: bytes, success: bytes) -> TxnResult:
+    async def _txn(self, key: bytes, condition: bytes, success: bytes, value: bytes | None) -> TxnResult:
+        """The compare-and-swap; `value` is what a success writes (None: a delete)."""
         request = m.txn_request([condition], [success], [m.op_range(m.range_request(key))])
         try:
-            resp = m.txn_response(await self.client.unary(m.TXN, request))
+            data, maybe_applied = await self.client.unary_write(m.TXN, request)
         except grpc.aio.AioRpcError as err:
             raise EtcdError(f"etcd: {err.details() or err.code().name}") from None
+        resp = m.txn_response(data)
         if resp.succeeded:
             return TxnResult(True, resp.revision, None)
-        current = resp.ranges[0].kvs if resp.ranges else []
-        return TxnResult(False, resp.revision, self._kv(current[0]) if current else None)
+        found = resp.ranges[0].kvs if resp.ranges else []
+        current = self._kv(found[0]) if found else None
+        if maybe_applied:
+            # A retry after an attempt that may have gone through: finding our own write means it did.
+            if value is None and current is None:
+                return TxnResult(True, resp.revision, None)
+            if value is not None and current is not None and current.value == value:
+                return TxnResult(True, current.mod_revision, None)
+        return TxnResult(False, resp.revision, current)
 
     async def _put(self, key: bytes, value: bytes, ttl: float) -> bytes:
         lease = await self._leases.get_lease(ttl) if ttl > 0 else 0
@@ -145,19 +154,19 @@ class EtcdKV:
     async def create(self, key: str, value: bytes, ttl: float = 0) -> TxnResult:
         name = self._key(key)
         return await self._txn(
-            name, m.compare(name, m.TARGET_CREATE, m.EQUAL, 0), await self._put(name, value, ttl)
+            name, m.compare(name, m.TARGET_CREATE, m.EQUAL, 0), await self._put(name, value, ttl), value
         )
 
     async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
         name = self._key(key)
         return await self._txn(
-            name, self._expect(name, expected_mod_revision), await self._put(name, value, ttl)
+            name, self._expect(name, expected_mod_revision), await self._put(name, value, ttl), value
         )
 
     async def delete(self, key: str, expected_mod_revision: int) -> TxnResult:
         name = self._key(key)
         return await self._txn(
-            name, self._expect(name, expected_mod_revision), m.op_delete(m.delete_request(name))
+            name, self._expect(name, expected_mod_revision), m.op_delete(m.delete_request(name)), None
         )
 
     @staticmethod
