@@ -300,3 +300,23 @@ def test_etcd_prefix_keeps_keys_under_it(etcd: Any) -> None:
             await raw.close()
 
     asyncio.run(main())
+
+
+def test_etcd_writes_within_a_window_share_a_lease_and_survive_its_loss(etcd: Any) -> None:
+    from kube_apiserver.apimachinery.protowire import varint_field
+    from kube_apiserver.storage.etcd3 import EtcdKV
+
+    p = "/registry/leases/"
+
+    async def main() -> None:
+        kv = await EtcdKV.open(etcd.client_urls)
+        try:
+            first = await kv._leases.get_lease(3600)
+            assert await kv._leases.get_lease(3600) == first  # reused within the window (lease_manager.go)
+            await kv.client.unary("/etcdserverpb.Lease/LeaseRevoke", varint_field(1, first))
+            assert (await kv.create(p + "a", b"v", ttl=3600)).succeeded  # granted anew
+            assert await kv._leases.get_lease(3600) != first
+        finally:
+            await kv.close()
+
+    asyncio.run(main())

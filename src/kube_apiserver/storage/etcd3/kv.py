@@ -25,6 +25,7 @@ log = logging.getLogger("kube_apiserver.storage.etcd3")
 INTERNAL_PREFIX = "/registry"  # how ObjectStore names keys; stored under the configured prefix instead
 COMPACTED_TEXT = "required revision has been compacted"
 FUTURE_TEXT = "required revision is a future revision"
+LEASE_NOT_FOUND = "requested lease not found"
 WATCH_RETRY_SECONDS = 0.2
 MAX_INT64 = (1 << 63) - 1
 
@@ -147,21 +148,31 @@ class EtcdKV:
                 return TxnResult(True, current.mod_revision, None)
         return TxnResult(False, resp.revision, current)
 
-    async def _put(self, key: bytes, value: bytes, ttl: float) -> bytes:
+    async def _write(
+        self, key: str, value: bytes, ttl: float, expected_mod_revision: int | None
+    ) -> TxnResult:
+        """A put under compare-and-swap: a create (expected None) or an update; a TTL attaches a lease."""
+        name = self._key(key)
+        condition = (
+            m.compare(name, m.TARGET_CREATE, m.EQUAL, 0)
+            if expected_mod_revision is None
+            else self._expect(name, expected_mod_revision)
+        )
         lease = await self._leases.get_lease(ttl) if ttl > 0 else 0
-        return m.op_put(m.put_request(key, value, lease))
+        try:
+            return await self._txn(name, condition, m.op_put(m.put_request(name, value, lease)), value)
+        except EtcdError as err:
+            if not lease or LEASE_NOT_FOUND not in str(err):
+                raise
+        self._leases.forget(lease)  # a reused lease etcd no longer has: once more with a new one
+        lease = await self._leases.get_lease(ttl)
+        return await self._txn(name, condition, m.op_put(m.put_request(name, value, lease)), value)
 
     async def create(self, key: str, value: bytes, ttl: float = 0) -> TxnResult:
-        name = self._key(key)
-        return await self._txn(
-            name, m.compare(name, m.TARGET_CREATE, m.EQUAL, 0), await self._put(name, value, ttl), value
-        )
+        return await self._write(key, value, ttl, None)
 
     async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
-        name = self._key(key)
-        return await self._txn(
-            name, self._expect(name, expected_mod_revision), await self._put(name, value, ttl), value
-        )
+        return await self._write(key, value, ttl, expected_mod_revision)
 
     async def delete(self, key: str, expected_mod_revision: int) -> TxnResult:
         name = self._key(key)

@@ -21,6 +21,11 @@ class LeaseManager:
         self._expires = 0.0
         self._attached = 0
 
+    def forget(self, lease_id: int) -> None:
+        """etcd no longer has `lease_id` (revoked, or lost with its cluster): the next write gets a new one."""
+        if self._lease_id == lease_id:
+            self._expires = 0.0
+
     async def get_lease(self, ttl: float) -> int:
         """A lease ID that keeps a key at least `ttl` seconds (etcd counts whole seconds)."""
         seconds = max(1, math.ceil(ttl))
