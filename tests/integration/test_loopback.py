@@ -21,7 +21,8 @@ POLICY = textwrap.dedent("""\
     kind: Policy
     rules:
     - level: Metadata
-      resources: [{group: "", resources: ["serviceaccounts"]}, {group: rbac.authorization.k8s.io, resources: ["clusterroles"]}]
+      resources: [{group: "", resources: ["serviceaccounts"]}, {group: rbac.authorization.k8s.io, resources: ["clusterroles"]},
+                 {group: "", resources: ["namespaces/finalize"]}]
       omitStages: ["RequestReceived"]
     """)
 
@@ -181,3 +182,19 @@ def test_the_aggregation_controllers_apply_is_audited_as_system_apiserver(audite
 
     event = wait_for(applied, timeout=10)[0]
     assert event["user"]["username"] == "system:apiserver" and event["responseStatus"]["code"] == 200
+
+
+def test_the_namespace_controller_finalizes_as_system_apiserver(audited: Server) -> None:
+    namespace = f"lb-finalized-{next(_ids)}"
+    assert audited.request("POST", "/api/v1/namespaces", {"metadata": {"name": namespace}}).status == 201
+    assert audited.request("DELETE", f"/api/v1/namespaces/{namespace}").status == 200
+    wait_for(lambda: audited.request("GET", f"/api/v1/namespaces/{namespace}").status == 404, timeout=15)
+    with open(audited.audit_log) as f:  # type: ignore[attr-defined]
+        entries = [json.loads(line) for line in f]
+    finalized = [
+        e
+        for e in entries
+        if e["objectRef"].get("name") == namespace and e["objectRef"].get("subresource") == "finalize"
+    ]
+    assert finalized and finalized[0]["user"]["username"] == "system:apiserver"
+    assert finalized[0]["verb"] == "update" and finalized[0]["userAgent"].startswith("kube-apiserver/")

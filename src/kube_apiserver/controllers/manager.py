@@ -114,8 +114,7 @@ class ControllerManager:
             new.append(GarbageCollector(lambda: self._with_client(served_resources(chain_routes(self.server)))))
         if enabled(self.names, "namespace") and "namespaces/finalize" in core:
             namespaces = _find(resources, "namespaces")
-            new.append(NamespaceController(namespaces, core["namespaces/status"].scope.storage,
-                                           core["namespaces/finalize"].scope.storage, self.discovery))
+            new.append(NamespaceController(namespaces, self.discovery))
         if enabled(self.names, "serviceaccount"):
             accounts = _find(resources, "serviceaccounts")
             if accounts is not None and self.loopback is not None:

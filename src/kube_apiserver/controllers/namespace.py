@@ -7,6 +7,7 @@ through /finalize, which completes the deletion. Otherwise the namespace is sync
 from __future__ import annotations
 
 import asyncio
+import copy
 import datetime
 import logging
 from collections import Counter
@@ -15,7 +16,6 @@ from typing import Any
 
 from ..apimachinery import errors
 from ..apimachinery.meta import now_rfc3339
-from ..registry.rest import UpdatedObjectInfo
 from .discovery import DiscoveredResource, ServerResources
 from .informer import RETRY_SECONDS, Informer, InformerController, Resource
 
@@ -72,10 +72,8 @@ class Content:
 class NamespaceController(InformerController):
     name = "namespace"
 
-    def __init__(self, namespaces: Resource, status: Any, finalize: Any, discovery: ServerResources):
-        self.namespaces = namespaces
-        self.status = status  # namespaces/status: conditions are written there
-        self.finalize = finalize  # namespaces/finalize: spec.finalizers are written there
+    def __init__(self, namespaces: Resource, discovery: ServerResources):
+        self.namespaces = namespaces  # conditions and finalizers are written through its loopback client
         self.discovery = discovery
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.queued: set[str] = set()  # a namespace waits in the queue once, as in a workqueue
@@ -185,48 +183,44 @@ class NamespaceController(InformerController):
     # ---- status and finalize ----
 
     async def _set_conditions(self, name: str, failing: dict[str, tuple[str, str]]) -> None:
-        """Every condition the deleter owns, failing or ok; written only when one changes (updateConditions)."""
-        now = now_rfc3339()
-
-        async def update(_ctx: Any, ns: Object | None) -> Object:
-            if ns is None:
-                raise errors.not_found("namespaces", "", name)
-            conditions = ns.setdefault("status", {}).setdefault("conditions", [])
-            for kind, ok in CONDITIONS.items():
-                status = "True" if kind in failing else "False"
-                reason, message = failing.get(kind, ok)
-                old = next((c for c in conditions if c.get("type") == kind), None)
-                if old is None:
-                    conditions.append({"type": kind, "status": status, "lastTransitionTime": now,
-                                       "reason": reason, "message": message})
-                    continue
-                if old.get("status") != status:
-                    old["lastTransitionTime"] = now
-                old.update(status=status, reason=reason, message=message)
-            return ns
-
+        """Every condition the deleter owns, failing or ok; written only when one changes (updateConditions),
+        through the loopback client with the resourceVersion read (a conflict waits for the next pass)."""
         ns = await self.namespaces.store.get(self.namespaces.context(), name)
         if _conditions_hold(ns, failing):
             return
         try:
-            await self.status.update(self.namespaces.context(), name, UpdatedObjectInfo(name, update))
+            await self.namespaces.api().update_status(_with_conditions(copy.deepcopy(ns), failing, now_rfc3339()))
         except errors.StatusError as err:
             log.info("couldn't update status condition for namespace %q: %s", name, err.message)
 
     async def _finalize(self, name: str) -> None:
-        async def drop(_ctx: Any, ns: Object | None) -> Object:
-            if ns is None:
-                raise errors.not_found("namespaces", "", name)
+        """The kubernetes finalizer removed through namespaces/finalize (a conflict retries the namespace)."""
+        api = self.namespaces.api()
+        try:
+            ns = await api.get(name)
             finalizers = [f for f in (ns.get("spec") or {}).get("finalizers") or [] if f != FINALIZER]
             ns.setdefault("spec", {})["finalizers"] = finalizers
-            return ns
-
-        try:
-            await self.finalize.update(self.namespaces.context(), name, UpdatedObjectInfo(name, drop))
+            await api.update(ns, "finalize")
             log.info("namespace controller finalized namespace %s", name)
         except errors.StatusError as err:
             if err.code != 404:
                 raise
+
+
+def _with_conditions(ns: Object, failing: dict[str, tuple[str, str]], now: str) -> Object:
+    conditions = ns.setdefault("status", {}).setdefault("conditions", [])
+    for kind, ok in CONDITIONS.items():
+        status = "True" if kind in failing else "False"
+        reason, message = failing.get(kind, ok)
+        old = next((c for c in conditions if c.get("type") == kind), None)
+        if old is None:
+            conditions.append({"type": kind, "status": status, "lastTransitionTime": now,
+                               "reason": reason, "message": message})
+            continue
+        if old.get("status") != status:
+            old["lastTransitionTime"] = now
+        old.update(status=status, reason=reason, message=message)
+    return ns
 
 
 def _conditions_hold(ns: Object, failing: dict[str, tuple[str, str]]) -> bool:

@@ -60,7 +60,7 @@ class FakeAggregator:
 
 
 def controller(discovery: ServerResources) -> NamespaceController:
-    return NamespaceController(None, None, None, discovery)  # type: ignore[arg-type]
+    return NamespaceController(None, discovery)  # type: ignore[arg-type]
 
 
 def test_aggregated_resources_and_failed_group_versions():
