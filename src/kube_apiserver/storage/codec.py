@@ -12,8 +12,9 @@ The stored apiVersion and kind are the object's own (the registry stores the sto
 resourceVersion is never stored (the key's revision is), as kube-apiserver's versioner clears it.
 
 A protobuf value decodes to the object kube-apiserver would serve from it: Go's JSON encoder writes struct
-fields even when empty (`status: {}`), a zero metav1.Time as null and a slice without omitempty as null,
-which the message (like Go's struct) does not tell apart from absent; see `_go_json`."""
+fields even when empty (`status: {}`) and a zero metav1.Time as null, which the message (like Go's struct)
+does not tell apart from absent; see `_go_json`. (A nil slice it writes as null is left out: see
+`_when_absent`.)"""
 
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ DEFAULT_MEDIA_TYPE = JSON
 
 _YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 OBJECT_META = protobuf.META + "ObjectMeta"
-NO_OMITEMPTY = 16  # the message table's flag for a field Go's JSON writes even when zero
 # Go's float64 JSON form is an integer's for whole numbers below 1e21 (strconv 'f' format, no ".0").
 GO_FLOAT_AS_INT = 1e21
 
@@ -129,7 +129,7 @@ def _fill_plan(name: str) -> tuple[tuple[str, str, str, str, bool, bool], ...]:
     is written when absent, repeated, is a map). Present: "fill" (a struct, filled in turn), "schema" (a
     JSONSchemaProps union: its schemas are filled), "float" (a double: Go writes whole numbers as integers).
     Absent: "struct" (a non-pointer struct: {}, then filled), "zero" (a non-pointer well-known type: its
-    zero's JSON, null for a Time), "null" (a slice or map without omitempty)."""
+    zero's JSON, null for a Time)."""
     plan = []
     for _number, json_name, ftype, flags in MESSAGE_TABLE.get(name, ()):
         is_map = ftype.startswith("map<")
@@ -139,9 +139,7 @@ def _fill_plan(name: str) -> tuple[tuple[str, str, str, str, bool, bool], ...]:
             plan.append((json_name, value_type, "inline", "", False, False))
             continue
         present = _when_present(value_type)
-        absent = _when_absent(
-            name, json_name, value_type, repeated or is_map, pointer, bool(flags & NO_OMITEMPTY)
-        )
+        absent = _when_absent(name, json_name, value_type, repeated or is_map, pointer)
         if present or absent:
             plan.append((json_name, value_type, present, absent, repeated, is_map))
     return tuple(plan)
@@ -157,18 +155,17 @@ def _when_present(value_type: str) -> str:
     return "fill"
 
 
-def _when_absent(
-    message: str, json_name: str, value_type: str, many: bool, pointer: bool, no_omitempty: bool
-) -> str:
-    if many:
-        return "null" if no_omitempty and not pointer else ""
-    if pointer or value_type in protobuf.SCALARS:
-        return ""  # a scalar's zero is already there when Go writes it (the table's keep_zero)
-    if value_type in protobuf.WELL_KNOWN or value_type in protobuf.LISTS:
+def _when_absent(message: str, json_name: str, value_type: str, many: bool, pointer: bool) -> str:
+    if many or pointer or value_type in protobuf.SCALARS or value_type in protobuf.LISTS:
+        # A scalar's zero is already there when Go writes it (the table's keep_zero). A nil slice or map Go
+        # writes as null (no omitempty) stays absent: this server's code reads absent and empty alike, and
+        # a null where it appends or iterates would fail (upstream's Go appends to nil).
+        return ""
+    if value_type in protobuf.WELL_KNOWN:
         # metav1.ObjectMeta.creationTimestamp is `omitzero` (v1.34): the one zero Time Go leaves out.
         if (message, json_name) == (OBJECT_META, "creationTimestamp") or value_type in SCHEMA_UNIONS:
             return ""
-        return "zero" if value_type in protobuf.WELL_KNOWN else "null" if no_omitempty else ""
+        return "zero"
     return "struct"
 
 
@@ -189,8 +186,8 @@ def _go_json(name: str, obj: dict[str, Any]) -> None:
         if value is None:
             if not absent:
                 continue
-            if absent != "struct":
-                obj[json_name] = protobuf.WELL_KNOWN[ftype][0](b"") if absent == "zero" else None
+            if absent == "zero":
+                obj[json_name] = protobuf.WELL_KNOWN[ftype][0](b"")
                 continue
             value = obj[json_name] = {}
         if present == "fill":

@@ -109,11 +109,13 @@ def test_every_builtin_manifest_round_trips_exactly_as_text(media_type: str) -> 
 
 
 # Stored objects whose JSON form holds a zero value Go's JSON encoder would not write (as the client sent it,
-# or as defaulting set it); read from protobuf they are as kube-apiserver serves them.
+# or as defaulting set it), or lacks one it would; read from protobuf they are as kube-apiserver serves them.
 GO_FORM_DIFFERS = {
     "/registry/apiregistration.k8s.io/apiservices/v1.": "spec.group is omitempty",
     "/registry/priorityclasses/corpus-high": "globalDefault is omitempty",
     "/registry/resourceclaimtemplates/corpus/single-gpu": "spec.metadata is a struct: {} when empty",
+    # status.currentMetrics: null, a nil slice Go writes; left out when read (this server's code appends to it)
+    "/registry/horizontalpodautoscalers/corpus/web": "status.currentMetrics is left out",
 }
 
 
@@ -170,6 +172,18 @@ def test_whole_floats_read_as_go_writes_them() -> None:
     schema = back["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     minimum = schema["properties"]["spec"]["properties"]["retentionDays"]["minimum"]
     assert minimum == 1 and isinstance(minimum, int)
+
+
+def test_nil_slices_stay_absent_so_code_can_append_to_them() -> None:
+    """A CRD created without conditions (Go writes `conditions: null`, no omitempty): read from protobuf the
+    field is absent, as in JSON storage, so the establishing controller's setdefault-and-append works."""
+    crd = copy.deepcopy(
+        STORED["/registry/apiextensions.k8s.io/customresourcedefinitions/backups.corpus.example.com"]
+    )
+    crd["status"] = {"storedVersions": ["v1"]}
+    back = decode_value(StorageCodec(PROTOBUF).encode(crd))
+    assert "conditions" not in back["status"]
+    assert back["status"]["acceptedNames"] == {"plural": "", "kind": ""}  # a struct: scalars Go always writes
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE_VALUES))
