@@ -82,15 +82,17 @@ def test_a_restarted_server_serves_what_etcd_holds(etcd: Any, tmp_path: Any, kub
 
 
 def test_an_unreachable_etcd_is_one_line_error(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
     import kube_apiserver.storage.etcd3.client as client
     from etcd import free_port
+    from kube_apiserver.cmd.storage_backend import open_storage
+    from kube_apiserver.server.options.etcd import EtcdOptions
 
     monkeypatch.setattr(client, "FAILOVER_WINDOW", 0.5)  # nothing listens: no need to keep trying
-    server = Server(
-        str(tmp_path), ["--storage-backend=etcd3", f"--etcd-servers=http://127.0.0.1:{free_port()}"]
-    )
+    opts = EtcdOptions(storage_backend="etcd3", etcd_servers=[f"http://127.0.0.1:{free_port()}"])
     with pytest.raises(SystemExit) as caught:
-        server.start()
+        asyncio.run(open_storage(opts, str(tmp_path), lambda kv: None))  # type: ignore[arg-type,return-value]
     assert "unable to connect to etcd at http://127.0.0.1:" in str(caught.value)
 
 
