@@ -22,7 +22,7 @@ POLICY = textwrap.dedent("""\
     rules:
     - level: Metadata
       resources: [{group: "", resources: ["serviceaccounts"]}, {group: rbac.authorization.k8s.io, resources: ["clusterroles"]},
-                 {group: "", resources: ["namespaces/finalize"]}]
+                 {group: "", resources: ["namespaces/finalize", "configmaps"]}]
       omitStages: ["RequestReceived"]
     """)
 
@@ -198,3 +198,17 @@ def test_the_namespace_controller_finalizes_as_system_apiserver(audited: Server)
     ]
     assert finalized and finalized[0]["user"]["username"] == "system:apiserver"
     assert finalized[0]["verb"] == "update" and finalized[0]["userAgent"].startswith("kube-apiserver/")
+
+
+def test_the_garbage_collectors_deletes_are_audited_as_system_apiserver(audited: Server) -> None:
+    configmaps = "/api/v1/namespaces/default/configmaps"
+    owner = audited.request("POST", configmaps, {"metadata": {"name": "lb-owner"}}).json()
+    reference = {"apiVersion": "v1", "kind": "ConfigMap", "name": "lb-owner", "uid": owner["metadata"]["uid"]}
+    dependent = {"metadata": {"name": "lb-dependent", "ownerReferences": [reference]}}
+    assert audited.request("POST", configmaps, dependent).status == 201
+    assert audited.request("DELETE", f"{configmaps}/lb-owner").status == 200
+    wait_for(lambda: audited.request("GET", f"{configmaps}/lb-dependent").status == 404, timeout=15)
+    with open(audited.audit_log) as f:  # type: ignore[attr-defined]
+        entries = [json.loads(line) for line in f]
+    deletes = [e for e in entries if e["objectRef"].get("name") == "lb-dependent" and e["verb"] == "delete"]
+    assert deletes and deletes[0]["user"]["username"] == "system:apiserver"

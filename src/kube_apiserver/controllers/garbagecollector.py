@@ -23,8 +23,6 @@ from typing import Any
 
 from ..apimachinery import errors
 from ..apimachinery.wait import Periodic
-from ..registry.options import DeleteOptions
-from ..registry.rest import UpdatedObjectInfo
 from ..registry.store import FOREGROUND, ORPHAN
 from .informer import Informer, InformerController, Resource
 
@@ -32,6 +30,7 @@ log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
 RETRY_SECONDS = 1.0
 MAX_RETRY_SECONDS = 300.0
+UPDATE_ATTEMPTS = 3  # a conflicting update is read and tried again this many times in all
 # How often the watched resources are brought in line with those served (upstream: 30 s; a new CRD's
 # objects are cheap to pick up sooner here, where reading the served resources costs no request).
 RESYNC_SECONDS = 2.0
@@ -294,28 +293,32 @@ class GarbageCollector(InformerController):
     # ---- writes ----
 
     async def _update(self, node: Node, change: Any) -> None:
-        """Changes the object as long as it is the one the graph knows (the uid precondition)."""
-        async def transform(_ctx: Any, old: Object | None) -> Object:
-            if old is None or old["metadata"].get("uid") != node.uid:
-                raise errors.not_found(node.resource.resource, node.resource.group, node.name)
-            return change(old)
-
-        try:
-            await node.resource.store.update(node.resource.context(node.namespace), node.name,
-                                             UpdatedObjectInfo(node.name, transform))
-        except errors.StatusError as err:
-            if err.code != 404:
-                raise
+        """Changes the object through the loopback client as long as it is the one the graph knows (its
+        uid), read then written with the resourceVersion read (a conflict reads it again)."""
+        api = node.resource.api(node.namespace)
+        for attempt in range(1, UPDATE_ATTEMPTS + 1):
+            try:
+                live = await api.get(node.name)
+                if live["metadata"].get("uid") != node.uid:
+                    return
+                await api.update(change(live))
+                return
+            except errors.StatusError as err:
+                if err.code == 404:
+                    return
+                if err.code != 409 or attempt == UPDATE_ATTEMPTS:
+                    raise
 
     async def _delete(self, node: Node, latest: Object, policy: str) -> None:
         """Deletes the object read as `latest`; when it changed since, still deletes it if its owner
         references did not (deleteObject's resourceVersion precondition and its retry)."""
         meta = latest["metadata"]
-        options = DeleteOptions(propagation_policy=policy, preconditions_uid=node.uid,
-                                preconditions_resource_version=meta.get("resourceVersion"))
-        ctx = node.resource.context(node.namespace)
+        api = node.resource.api(node.namespace)
+        preconditions = {"uid": node.uid, "resourceVersion": meta.get("resourceVersion")}
+        options = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": policy,
+                   "preconditions": preconditions}
         try:
-            await node.resource.store.delete(ctx, node.name, None, options)
+            await api.delete(node.name, options)
         except errors.StatusError as err:
             if err.code == 404:
                 return
@@ -326,8 +329,8 @@ class GarbageCollector(InformerController):
                 return
             if live["metadata"].get("ownerReferences") != meta.get("ownerReferences"):
                 raise  # its owners changed: looked at again
-            options.preconditions_resource_version = None
-            await node.resource.store.delete(ctx, node.name, None, options)
+            del preconditions["resourceVersion"]
+            await api.delete(node.name, options)
         log.info("garbage collector deleted %s %s/%s (%s)", node.resource.resource, node.namespace, node.name, policy)
 
 
