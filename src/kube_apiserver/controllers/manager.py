@@ -117,8 +117,8 @@ class ControllerManager:
             new.append(NamespaceController(namespaces, self.discovery))
         if enabled(self.names, "serviceaccount"):
             accounts = _find(resources, "serviceaccounts")
-            if accounts is not None and self.loopback is not None:
-                new.append(ServiceAccountsController(_find(resources, "namespaces"), accounts, self.loopback))
+            if accounts is not None:
+                new.append(ServiceAccountsController(_find(resources, "namespaces"), accounts))
         quotas = _find(resources, "resourcequotas")
         if enabled(self.names, "resourcequota") and quotas is not None:
             new.append(ResourceQuotaController(quotas, resources, new_evaluators()))
@@ -129,9 +129,8 @@ class ControllerManager:
             new.append(PVProtectionController(volumes))
         self._add_clusterrole_aggregation(resources, new)
         configmaps = _find(resources, "configmaps")
-        if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None \
-                and self.loopback is not None:
-            new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca, self.loopback))
+        if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
+            new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
         return new
 
     def _with_client(self, resources: list[Resource]) -> list[Resource]:

@@ -10,7 +10,6 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
-from ..client.rest import Client
 from .informer import Informer, InformerController, Resource, active_namespace
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -26,10 +25,9 @@ DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserv
 class RootCACertPublisher(InformerController):
     name = "root-ca-cert-publisher"
 
-    def __init__(self, namespaces: Resource, configmaps: Resource, ca_bundle: str, client: Client):
+    def __init__(self, namespaces: Resource, configmaps: Resource, ca_bundle: str):
         self.namespaces = namespaces
         self.configmaps = configmaps
-        self.writer = client.resource(configmaps.group, configmaps.version, configmaps.resource)
         self.ca_bundle = ca_bundle
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.informers = [Informer(namespaces, self._namespace_changed),
@@ -68,7 +66,7 @@ class RootCACertPublisher(InformerController):
                                   "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION}},
                      "data": {DATA_KEY: self.ca_bundle}}
         try:
-            await self.writer.namespace(namespace).create(configmap)
+            await self.configmaps.api(namespace).create(configmap)
         except errors.StatusError as err:
             if err.code not in (409, 403):  # 403: the namespace began terminating meanwhile
                 raise
@@ -79,4 +77,4 @@ class RootCACertPublisher(InformerController):
         obj["data"] = {DATA_KEY: self.ca_bundle}
         meta = obj["metadata"] = dict(obj["metadata"])
         meta["annotations"] = {**(meta.get("annotations") or {}), DESCRIPTION_ANNOTATION: DESCRIPTION}
-        await self.writer.namespace(namespace).update(obj)
+        await self.configmaps.api(namespace).update(obj)

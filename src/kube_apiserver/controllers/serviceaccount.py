@@ -10,7 +10,6 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
-from ..client.rest import Client
 from .informer import Informer, InformerController, Resource, active_namespace
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -21,10 +20,9 @@ SERVICE_ACCOUNTS_TO_ENSURE = ("default",)
 class ServiceAccountsController(InformerController):
     name = "serviceaccount"
 
-    def __init__(self, namespaces: Resource, accounts: Resource, client: Client):
+    def __init__(self, namespaces: Resource, accounts: Resource):
         self.namespaces = namespaces
         self.accounts = accounts
-        self.writer = client.resource(accounts.group, accounts.version, accounts.resource)
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.informers = [Informer(namespaces, self._namespace_changed), Informer(accounts, self._account_changed)]
 
@@ -55,7 +53,7 @@ class ServiceAccountsController(InformerController):
     async def _create(self, namespace: str, name: str) -> None:
         account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": namespace}}
         try:
-            await self.writer.namespace(namespace).create(account)
+            await self.accounts.api(namespace).create(account)
             log.info("serviceaccount controller created ServiceAccount %s/%s", namespace, name)
         except errors.StatusError as err:
             if err.code != 409:
