@@ -184,9 +184,11 @@ def test_the_aggregation_controllers_apply_is_audited_as_system_apiserver(audite
     assert event["user"]["username"] == "system:apiserver" and event["responseStatus"]["code"] == 200
 
 
-def test_the_namespace_controller_finalizes_as_system_apiserver(audited: Server) -> None:
+def test_the_namespace_controller_empties_and_finalizes_as_system_apiserver(audited: Server) -> None:
     namespace = f"lb-finalized-{next(_ids)}"
     assert audited.request("POST", "/api/v1/namespaces", {"metadata": {"name": namespace}}).status == 201
+    content = {"metadata": {"name": "content"}}
+    assert audited.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", content).status == 201
     assert audited.request("DELETE", f"/api/v1/namespaces/{namespace}").status == 200
     wait_for(lambda: audited.request("GET", f"/api/v1/namespaces/{namespace}").status == 404, timeout=15)
     with open(audited.audit_log) as f:  # type: ignore[attr-defined]
@@ -198,6 +200,14 @@ def test_the_namespace_controller_finalizes_as_system_apiserver(audited: Server)
     ]
     assert finalized and finalized[0]["user"]["username"] == "system:apiserver"
     assert finalized[0]["verb"] == "update" and finalized[0]["userAgent"].startswith("kube-apiserver/")
+    emptied = [
+        e
+        for e in entries
+        if e["objectRef"].get("namespace") == namespace
+        and e["verb"] == "deletecollection"
+        and e["objectRef"].get("resource") == "configmaps"
+    ]
+    assert emptied and emptied[0]["user"]["username"] == "system:apiserver"
 
 
 def test_the_garbage_collectors_deletes_are_audited_as_system_apiserver(audited: Server) -> None:

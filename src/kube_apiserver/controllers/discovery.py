@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..client import rest
 from ..registry.context import Context
 from ..registry.options import DeleteOptions, ListQuery
 from .informer import CONTROLLER_USER
@@ -96,6 +97,25 @@ class StoreClient:
         await self.store.delete(Context(namespace, CONTROLLER_USER), name, None, BACKGROUND)
 
 
+class LoopbackResourceClient:
+    """A resource through the loopback client (the namespace deleter's dynamic client): its deletions are
+    admitted and audited as system:apiserver, with background propagation as the deleter asks."""
+
+    OPTIONS = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}
+
+    def __init__(self, api: rest.ResourceClient):
+        self.api = api
+
+    async def list(self, namespace: str) -> list[Object]:
+        return (await self.api.namespace(namespace).list())["items"]
+
+    async def delete_collection(self, namespace: str) -> None:
+        await self.api.namespace(namespace).delete_collection(self.OPTIONS)
+
+    async def delete(self, namespace: str, name: str) -> None:
+        await self.api.namespace(namespace).delete(name, self.OPTIONS)
+
+
 def chain_routes(server: Any) -> dict[tuple[str, str], dict[str, Any]]:
     """Every group version's routes down a chain of servers (this one's first, then its delegates')."""
     routes: dict[tuple[str, str], dict[str, Any]] = {}
@@ -106,9 +126,16 @@ def chain_routes(server: Any) -> dict[tuple[str, str], dict[str, Any]]:
     return routes
 
 
-def local_resources(server: Any) -> Source:
+def local_resources(server: Any, loopback: Callable[[], rest.Client | None] = lambda: None) -> Source:
     """The chain's own group versions, in the shared discovery manager's preference order: for each
-    resource its group's preferred version when that serves it, else the first that does."""
+    resource its group's preferred version when that serves it, else the first that does. Each is called
+    through `loopback()`, the server's loopback client (its registry storage while there is none)."""
+
+    def client_for(group: str, version: str, resource: str, route: Any) -> ResourceClient:
+        client = loopback()
+        if client is None:
+            return StoreClient(route.scope.storage)
+        return LoopbackResourceClient(client.resource(group, version, resource))
 
     def discover() -> Discovered:
         routes = chain_routes(server)
@@ -124,7 +151,7 @@ def local_resources(server: Any) -> Source:
                         continue
                     chosen[name] = DiscoveredResource(group, gv.version, name, bool(entry.get("namespaced")),
                                                       frozenset(entry.get("verbs") or ()),
-                                                      StoreClient(route.scope.storage))
+                                                      client_for(group, gv.version, name, route))
             out.resources.extend(chosen.values())
         return out
 

@@ -70,7 +70,7 @@ class ControllerManager:
         self.group_versions = group_versions
         self.root_ca = root_ca
         self.server = server
-        self.discovery = ServerResources(local_resources(server))
+        self.discovery = ServerResources(local_resources(server, lambda: self.loopback))
         self.running: list[Any] = []
         self.loopback: Client | None = None  # the server's loopback client, which controllers write through
         self.leader_election = leader_election or LeaderElectionConfiguration(leader_elect=False)
