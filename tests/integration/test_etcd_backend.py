@@ -168,3 +168,36 @@ def test_etcd_over_tls_with_the_client_certificate_flags(tmp_path: Any) -> None:
             assert srv.request("GET", "/api/v1/namespaces/default/configmaps/tls").status == 200
         finally:
             srv.stop()
+
+
+def test_healthz_fails_the_etcd_check_soon_when_etcd_is_down(tmp_path: Any) -> None:
+    from etcd import EtcdCluster
+
+    with EtcdCluster(str(tmp_path / "etcd")) as cluster:
+        srv = Server(str(tmp_path / "apiserver"), etcd_args(cluster)).start()
+        try:
+            assert srv.request("GET", "/healthz").status == 200
+            cluster.kill(0)
+            # answered within the check's own timeout (2 s), not after the client's 20 s failover window
+            down = healthz_within(srv, timeout=10)
+            assert down.status == 500 and b"[-]etcd failed" in down.body
+            cluster.start_member(0)
+            assert wait_for(lambda: srv.request("GET", "/healthz").status == 200)
+        finally:
+            srv.stop()
+
+
+def healthz_within(srv: Server, timeout: float) -> Any:
+    import http.client
+    import ssl
+
+    conn = http.client.HTTPSConnection(
+        "127.0.0.1", srv.port, context=ssl.create_default_context(cafile=srv.ca_file), timeout=timeout
+    )
+    try:
+        conn.request("GET", "/healthz?verbose", headers={"Authorization": f"Bearer {srv.token}"})
+        resp = conn.getresponse()
+        resp.body = resp.read()  # type: ignore[attr-defined]
+        return resp
+    finally:
+        conn.close()

@@ -3,6 +3,7 @@ controller (k8s pkg/controlplane/instance.go)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import uuid
@@ -139,7 +140,11 @@ class Instance:
         mux.handle(openid.JWKS_PATH, server.serve_keys)
 
     async def _storage_check(self) -> None:
-        await self.extra.storage.store.current_revision()
+        # --etcd-healthcheck-timeout's default: a store that does not answer fails the check, not hangs it
+        await asyncio.wait_for(self.extra.storage.store.current_revision(), STORAGE_HEALTHCHECK_TIMEOUT)
+
+
+STORAGE_HEALTHCHECK_TIMEOUT = 2.0
 
 
 async def _log_check() -> None:
