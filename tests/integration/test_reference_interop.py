@@ -133,7 +133,7 @@ def _service_account_keys(directory: Path) -> tuple[str, str]:
     return str(private), str(public)
 
 
-def start_reference(directory: Path, etcd_servers: str) -> Reference:
+def start_reference(directory: Path, etcd_servers: str, *extra_args: str) -> Reference:
     """kube-apiserver v1.20.2 as ../shared/reference/refcluster.sh starts it, on a free port and our etcd."""
     from etcd import free_port
 
@@ -163,6 +163,7 @@ def start_reference(directory: Path, etcd_servers: str) -> Reference:
                 # this server shares.
                 "--feature-gates=APIPriorityAndFairness=false",
                 "--runtime-config=flowcontrol.apiserver.k8s.io/v1beta1=false,discovery.k8s.io/v1beta1=false",
+                *extra_args,
             ],
             stdout=log,
             stderr=log,
@@ -365,6 +366,52 @@ def test_what_kube_apiserver_stores_is_read_as_it_serves_it(reference: Reference
         assert (decoded["apiVersion"], decoded["kind"]) == (served["apiVersion"], served["kind"])
         assert decoded["metadata"] == {k: v for k, v in served["metadata"].items() if k != "selfLink"}, key
         assert differences(served, decoded) == [], key
+
+
+def test_what_kube_apiserver_stores_as_yaml_is_read(tmp_path: Path) -> None:
+    """--storage-media-type=application/yaml on kube-apiserver: its YAML values (sigs.k8s.io/yaml, YAML 1.1
+    quoting of strings that would read as something else) are read as it serves them."""
+    from etcd import EtcdCluster
+
+    with EtcdCluster(str(tmp_path / "etcd")) as etcd:
+        ref = start_reference(tmp_path / "reference", etcd.endpoints, "--storage-media-type=application/yaml")
+        try:
+            ref.create(
+                "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}
+            )
+            values = (
+                "0755",
+                "yes",
+                "off",
+                "1e3",
+                "1.5",
+                "null",
+                "~",
+                "2024-01-01",
+                "0x1F",
+                "",
+                "a: b",
+                "- x",
+            )
+            tricky = {f"k{i}": value for i, value in enumerate(values)}
+            path = f"/api/v1/namespaces/{NS}/configmaps"
+            cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "yaml"}, "data": tricky}
+            ref.create(path, cm)
+            deployment_path, key, deployment = WRITTEN_BY_REFERENCE[4]
+            ref.create(deployment_path, deployment)
+            for served_path, stored_key in (
+                (f"{path}/yaml", f"/registry/configmaps/{NS}/yaml"),
+                (f"{deployment_path}/web", key),
+            ):
+                served = ref.get(served_path)
+                value, revision = etcd_get(etcd.client_url(0), stored_key)
+                assert value.startswith(b"apiVersion: "), value[:40]
+                decoded = StorageCodec(JSON).decode(value, revision)
+                assert decoded["metadata"] == {k: v for k, v in served["metadata"].items() if k != "selfLink"}
+                assert differences(served, decoded) == [], stored_key
+                assert decoded.get("data", tricky) == tricky
+        finally:
+            stop_reference(ref)
 
 
 # ---- this codec writes, kube-apiserver serves ----
