@@ -201,3 +201,26 @@ def healthz_within(srv: Server, timeout: float) -> Any:
         return resp
     finally:
         conn.close()
+
+
+def test_storage_media_type_reaches_the_stored_values(etcd: Any, tmp_path: Any) -> None:
+    import asyncio
+
+    from kube_apiserver.storage.etcd3 import EtcdKV
+
+    async def raw(key: str) -> bytes:
+        kv = await EtcdKV.open(etcd.client_urls)
+        try:
+            found = await kv.get(key)
+            return found.value if found else b""
+        finally:
+            await kv.close()
+
+    protobuf = "--storage-media-type=application/vnd.kubernetes.protobuf"
+    srv = Server(str(tmp_path), etcd_args(etcd, protobuf)).start()
+    try:
+        created = srv.request("POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "pb"}})
+        assert created.status == 201
+    finally:
+        srv.stop()
+    assert asyncio.run(raw("/registry/configmaps/default/pb")).startswith(b"k8s\x00")  # the protobuf envelope

@@ -70,12 +70,8 @@ class ServerConfig:
 
 async def new_storage(opts: CompletedOptions) -> StorageBackend:
     """The backend of --storage-backend, with values written as --storage-media-type says."""
-    media_type = opts.etcd.storage_media_type  # "": the storage codec's default
-
-    def new_store(kv: KV) -> ObjectStore:
-        return ObjectStore(kv, media_type) if media_type else ObjectStore(kv)
-
-    return await open_storage(opts.etcd, opts.data_dir, new_store)
+    media_type = opts.etcd.storage_media_type
+    return await open_storage(opts.etcd, opts.data_dir, lambda kv: ObjectStore(kv, media_type))
 
 
 def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts: TokenConfig,

@@ -55,7 +55,7 @@ def test_defaults():
         "/registry",
         60.0,
     )
-    assert etcd.etcd_servers_overrides == [] and etcd.storage_media_type == ""
+    assert etcd.etcd_servers_overrides == [] and etcd.storage_media_type == "application/json"
 
 
 @pytest.mark.parametrize("override", ["events", "/events", "a/b/c#http://x", "/events#", "/events#http://x;"])
@@ -87,3 +87,11 @@ def test_an_override_covers_the_resource_and_its_group_qualified_keys():
         "/registry/deployments",
         "/registry/apps/deployments",
     ]
+
+
+def test_the_media_types_are_the_storage_codecs():
+    from kube_apiserver.server.options import etcd
+    from kube_apiserver.storage import codec
+
+    assert etcd.STORAGE_MEDIA_TYPES == tuple(sorted(codec.MEDIA_TYPES))
+    assert etcd.DEFAULT_STORAGE_MEDIA_TYPE == codec.DEFAULT_MEDIA_TYPE

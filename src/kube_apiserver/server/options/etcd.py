@@ -20,7 +20,10 @@ STORAGE_TYPES = (STORAGE_TYPE_ETCD3, STORAGE_TYPE_SQLITE)
 DEFAULT_STORAGE_TYPE = STORAGE_TYPE_SQLITE
 DATA_DIR_ENV = "KUBE_APISERVER_DATA_DIR"
 DEFAULT_ETCD_PREFIX = "/registry"  # SQLite's keys are always under it
+# storage.codec's MEDIA_TYPES and DEFAULT_MEDIA_TYPE (not imported: it loads the protobuf message table,
+# which parsing flags does not need; tests/unit/cmd/test_etcd_flags.py keeps them equal)
 STORAGE_MEDIA_TYPES = ("application/json", "application/vnd.kubernetes.protobuf", "application/yaml")
+DEFAULT_STORAGE_MEDIA_TYPE = "application/json"
 OVERRIDES_INVALID = (
     "--etcd-servers-overrides invalid, must be of format: group/resource#servers, "
     "where servers are URLs, semicolon separated"
@@ -70,7 +73,7 @@ class EtcdOptions:
     compaction_interval: float = 300.0
     count_metric_poll_period: float = 60.0
     etcd_servers_overrides: list[str] = field(default_factory=list)
-    storage_media_type: str = ""  # "": the storage codec's default
+    storage_media_type: str = DEFAULT_STORAGE_MEDIA_TYPE
     enable_watch_cache: bool = True
     data_dir: str = ""
 
