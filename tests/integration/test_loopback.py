@@ -222,3 +222,18 @@ def test_the_garbage_collectors_deletes_are_audited_as_system_apiserver(audited:
         entries = [json.loads(line) for line in f]
     deletes = [e for e in entries if e["objectRef"].get("name") == "lb-dependent" and e["verb"] == "delete"]
     assert deletes and deletes[0]["user"]["username"] == "system:apiserver"
+
+
+def test_the_controllers_informers_watch_through_the_loopback_client(audited: Server) -> None:
+    def watches() -> list[dict]:
+        with open(audited.audit_log) as f:  # type: ignore[attr-defined]
+            entries = [json.loads(line) for line in f]
+        return [
+            e for e in entries if e["verb"] == "watch" and e["objectRef"].get("resource") == "serviceaccounts"
+        ]
+
+    event = wait_for(watches, timeout=10)[0]  # the serviceaccount controller's informer
+    assert event["user"]["username"] == "system:apiserver"
+    assert (
+        "sendInitialEvents=true" in event["requestURI"] and "allowWatchBookmarks=true" in event["requestURI"]
+    )

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
 from ..client.informers import Backoff
-from ..client.rest import Client, ResourceClient
+from ..client.rest import Client, ResourceClient, Watch
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
 from ..storage.interface import BOOKMARK, ERROR, INITIAL_EVENTS_END
@@ -107,7 +107,7 @@ class Informer:
             query.send_initial_events, query.resource_version_match = True, "NotOlderThan"
         loop = asyncio.get_running_loop()
         started, received = loop.time(), 0
-        watcher = await self.resource.store.watch(self.resource.context(), query)
+        watcher = await self._open(query)
         try:
             async for event in watcher:
                 received += 1
@@ -132,11 +132,45 @@ class Informer:
             raise WatchEndedError("very short watch")
         return resource_version
 
+    async def _open(self, query: ListQuery) -> Any:
+        """The watch through the loopback client (authenticated, authorized and audited as any watch), or
+        on the registry storage for a resource that has no client."""
+        if self.resource.client is None:
+            return await self.resource.store.watch(self.resource.context(), query)
+        try:
+            watch = await self.resource.api().watch(
+                resource_version=query.resource_version, allow_watch_bookmarks=True,
+                timeout_seconds=query.timeout_seconds, send_initial_events=query.send_initial_events or None,
+                resource_version_match=query.resource_version_match or None)
+        except errors.StatusError as err:
+            raise WatchEndedError(f"status {err.code}: {err.message}") from None
+        return ClientWatcher(watch)
+
     async def _handle(self, event_type: str, obj: Object) -> None:
         try:
             await self.handler(self.resource, event_type, obj)
         except errors.StatusError as err:
             log.info("%s %s: %s", self.resource.resource, obj["metadata"].get("name"), err.message)
+
+
+@dataclass(frozen=True)
+class ClientEvent:
+    type: str
+    object: Object
+
+
+class ClientWatcher:
+    """A loopback client's watch as the storage's watchers are read: events with .type and .object."""
+
+    def __init__(self, watch: Watch):
+        self.watch = watch
+
+    async def __aiter__(self) -> AsyncIterator[ClientEvent]:
+        async for event in self.watch:
+            yield ClientEvent(str(event.get("type") or ""), event.get("object") or {})
+
+    async def stop(self) -> None:
+        await self.watch.stop()
 
 
 def _ends_initial_events(bookmark: Object) -> bool:
