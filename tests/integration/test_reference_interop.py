@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from kube_apiserver.storage.codec import JSON, PROTOBUF, StorageCodec, decode_value
+from kube_apiserver.storage.codec import JSON, PROTOBUF, YAML, StorageCodec, decode_value
 
 REFERENCE = Path(os.environ.get("KUBE_REF_BIN", os.path.expanduser("~/.cache/kube-reference/bin")))
 KUBE_APISERVER = REFERENCE / "kube-apiserver"
@@ -479,16 +479,16 @@ def _renamed(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
         if obj["kind"] == "ClusterRoleBinding":
             obj["roleRef"]["name"] = f"{namespace}-reader"
     if obj["kind"] == "Service":  # an address of its own in the reference's range
-        ip = "10.0.0.201" if namespace.endswith("json") else "10.0.0.202"
+        ip = {"json": "10.0.0.201", "pb": "10.0.0.202", "yaml": "10.0.0.203"}[namespace.rsplit("-", 1)[1]]
         obj["spec"]["clusterIP"], obj["spec"]["clusterIPs"] = ip, [ip]
     return obj
 
 
-@pytest.mark.parametrize("media_type", [PROTOBUF, JSON])
+@pytest.mark.parametrize("media_type", [PROTOBUF, JSON, YAML])
 def test_what_this_codec_stores_is_served_by_kube_apiserver(
     reference: Reference, etcd: Any, media_type: str
 ) -> None:
-    namespace = "written-" + ("pb" if media_type == PROTOBUF else "json")
+    namespace = "written-" + {PROTOBUF: "pb", JSON: "json", YAML: "yaml"}[media_type]
     codec = StorageCodec(media_type)
     for path, key, source in WRITTEN_HERE:
         obj = _renamed(STORED[source], namespace)
