@@ -28,14 +28,19 @@ class NamespacedLister:
     """A resource's objects by namespace ("" for a cluster-scoped resource). Without an informer factory
     (a server without a loopback client) it knows no objects."""
 
-    def __init__(self, informers: SharedInformerFactory | None, resource: str, group: str = "", version: str = "v1"):
+    def __init__(
+        self, informers: SharedInformerFactory | None, resource: str, group: str = "", version: str = "v1"
+    ):
         self.group, self.resource, self.version = group, resource, version
         self.informers = informers
 
     @property
     def client(self) -> ResourceClient | None:
-        return None if self.informers is None else self.informers.client.resource(self.group, self.version,
-                                                                                 self.resource)
+        return (
+            None
+            if self.informers is None
+            else self.informers.client.resource(self.group, self.version, self.resource)
+        )
 
     async def list(self, namespace: str, live: bool = False) -> list[Object]:
         """Copies of the objects in `namespace` (callers may change them)."""
@@ -43,7 +48,9 @@ class NamespacedLister:
             return []
         items: list[Object] = []
         if not live:
-            items = await Lister(self.informers.for_resource(self.group, self.version, self.resource)).list(namespace)
+            items = await Lister(self.informers.for_resource(self.group, self.version, self.resource)).list(
+                namespace
+            )
         if not items:  # a paged read is served by the store itself, at its latest revision
             items = await self._live(namespace)
         return copy.deepcopy(items)
