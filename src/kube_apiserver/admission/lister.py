@@ -10,18 +10,10 @@ from typing import Any
 from ..apimachinery import errors
 from ..client.informers import Lister, SharedInformerFactory
 from ..client.rest import ResourceClient
-from ..registry.context import UserInfo
 
 Object = dict[str, Any]
-ADMISSION_USER = UserInfo("system:apiserver", groups=("system:masters",))
 RouteTable = dict[tuple[str, str], dict[str, Any]]
 LIVE_LIMIT = 10_000
-
-
-def route_storage(group_versions: RouteTable, group: str, resource: str, version: str = "v1") -> Any:
-    """The registry storage serving group/version/resource, or None when it is not served."""
-    route = group_versions.get((group, version), {}).get(resource)
-    return route.scope.storage if route is not None else None
 
 
 class NamespacedLister:
