@@ -170,13 +170,22 @@ def start_reference(directory: Path, etcd_servers: str, *extra_args: str) -> Ref
             start_new_session=True,
         )
     reference = Reference(f"https://127.0.0.1:{port}", process, log_path)
+    try:
+        _wait_ready(reference)
+    except BaseException:
+        stop_reference(reference)  # never left running when the test fails
+        raise
+    return reference
+
+
+def _wait_ready(reference: Reference) -> None:
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while True:
-        assert process.poll() is None, f"kube-apiserver exited: {reference.log_tail()}"
+        assert reference.process.poll() is None, f"kube-apiserver exited: {reference.log_tail()}"
         assert time.monotonic() < deadline, f"kube-apiserver not ready: {reference.log_tail()}"
         try:
             if reference.raw("GET", "/readyz")[0] == 200:
-                return reference
+                return
         except OSError:
             pass
         time.sleep(0.5)
