@@ -190,3 +190,15 @@ def test_admission_audit_annotations_reach_the_event(audited):
     event = wait_for(annotated, timeout=10)
     assert event["annotations"]["sizes/keys"] == "2"
     assert event["annotations"]["authorization.k8s.io/decision"] == "allow"
+
+
+def test_a_success_status_answer_is_audited_with_its_http_code(audited):
+    """A delete answers a Status without a code; the event's responseStatus.code is still the response's 200
+    (kube-apiserver's response writer sets it after the object was logged)."""
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "audited-delete"}, "data": {"a": "b"}}
+    assert audited.request("POST", "/api/v1/namespaces/default/configmaps", body).status == 201
+    deleted = audited.request("DELETE", "/api/v1/namespaces/default/configmaps/audited-delete")
+    assert deleted.status == 200 and deleted.json()["kind"] == "Status" and "code" not in deleted.json()
+    event = wait_for(lambda: [e for e in by_id(audited, deleted.headers["audit-id"])
+                              if e["stage"] == "ResponseComplete"])[0]
+    assert event["responseStatus"]["code"] == 200 and event["responseStatus"]["status"] == "Success"

@@ -147,7 +147,13 @@ def _log_request(ac: AuditContext, req: Request) -> None:
 
 
 def _log_response(ac: AuditContext, resp: Response) -> None:
+    _log_response_body(ac, resp)
+    # After the body, as kube-apiserver's response writer records the code after the handler logged its
+    # object: a Status without a code (a delete's Success) is audited with the response's code.
     ac.set_code(resp.status)
+
+
+def _log_response_body(ac: AuditContext, resp: Response) -> None:
     if isinstance(resp, StreamingResponse) or not resp.body:
         return
     content_type = next((v for k, v in resp.headers if k.lower() == "content-type"), "")
