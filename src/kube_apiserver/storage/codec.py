@@ -20,14 +20,21 @@ from __future__ import annotations
 
 import functools
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..apimachinery import deepjson, protobuf, serializer
-from ..apimachinery.protobuf_messages import MESSAGES as MESSAGE_TABLE
+from ..apimachinery import deepjson, serializer
 from ..apimachinery.protowire import MAGIC
+from ..lazyimport import lazy_import
 from .interface import Object, StorageError
+
+if TYPE_CHECKING:
+    from ..apimachinery import protobuf, protobuf_messages
+else:
+    # The message table costs its load at the first protobuf value read or written, not at every start.
+    protobuf = lazy_import("kube_apiserver.apimachinery.protobuf")
+    protobuf_messages = lazy_import("kube_apiserver.apimachinery.protobuf_messages")
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -37,7 +44,7 @@ MEDIA_TYPES = (JSON, YAML, PROTOBUF)
 DEFAULT_MEDIA_TYPE = JSON
 
 _YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-OBJECT_META = protobuf.META + "ObjectMeta"
+OBJECT_META = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 # Go's float64 JSON form is an integer's for whole numbers below 1e21 (strconv 'f' format, no ".0").
 GO_FLOAT_AS_INT = 1e21
 
@@ -133,7 +140,7 @@ def _fill_plan(name: str) -> tuple[tuple[str, str, str, str, bool, bool], ...]:
     Absent: "struct" (a non-pointer struct: {}, then filled), "zero" (a non-pointer well-known type: its
     zero's JSON, null for a Time)."""
     plan = []
-    for _number, json_name, ftype, flags in MESSAGE_TABLE.get(name, ()):
+    for _number, json_name, ftype, flags in protobuf_messages.MESSAGES.get(name, ()):
         is_map = ftype.startswith("map<")
         value_type = ftype[4:-1].split(",", 1)[1] if is_map else ftype
         repeated, pointer = bool(flags & protobuf.REPEATED), bool(flags & protobuf.POINTER)
@@ -171,10 +178,10 @@ def _when_absent(message: str, json_name: str, value_type: str, many: bool, poin
     return "struct"
 
 
-SCHEMA = protobuf.APIEXTENSIONS + "JSONSchemaProps"
+APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
+SCHEMA = APIEXTENSIONS + "JSONSchemaProps"
 SCHEMA_UNIONS = frozenset(
-    protobuf.APIEXTENSIONS + name
-    for name in ("JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray")
+    APIEXTENSIONS + name for name in ("JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray")
 )
 
 
