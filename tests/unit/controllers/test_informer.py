@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from cachertesting import with_cacher
 from kube_apiserver.controllers.informer import Backoff, Informer, Resource
 from kube_apiserver.storage import interface as storage
 from kube_apiserver.storage.cacher import Cacher
-from kube_apiserver.storage.objectstore import ObjectStore
-from kube_apiserver.storage.sqlite import SQLiteKV
 
 PREFIX = "/registry/configmaps/"
 
@@ -59,21 +58,7 @@ def in_loop(fn):
     return wrapper
 
 
-def with_cacher(fn):
-    def wrapper(tmp_path):
-        async def main():
-            kv = await SQLiteKV.open(str(tmp_path))
-            store = ObjectStore(kv)
-            cacher = Cacher(store, PREFIX)
-            cacher.start()
-            try:
-                await fn(store, cacher)
-            finally:
-                await cacher.stop()
-                await kv.close()
-        asyncio.run(main())
-    wrapper.__name__ = fn.__name__
-    return wrapper
+cached = with_cacher(PREFIX)
 
 
 async def create_many(store, count: int) -> None:
@@ -87,7 +72,7 @@ async def settle(turns: int = 200) -> None:
         await asyncio.sleep(0)
 
 
-@with_cacher
+@cached
 async def test_more_objects_than_the_buffer_are_listed_once_then_watched(store, _):
     await create_many(store, 5000)
     cacher = Cacher(store, PREFIX)  # as after a restart: its history starts with the objects
@@ -170,7 +155,7 @@ def test_backoff_doubles_with_jitter_up_to_its_cap():
         assert base <= delay <= 2 * base
 
 
-@with_cacher
+@cached
 async def test_stop_ends_an_informer_in_the_middle_of_a_large_list(store, cacher):
     await create_many(store, 3000)
     await cacher.get_list(PREFIX, storage.ListOptions())

@@ -6,11 +6,10 @@ import asyncio
 
 import pytest
 
+from cachertesting import with_cacher
 from kube_apiserver.storage import interface as storage
 from kube_apiserver.storage.cacher import Cacher
 from kube_apiserver.storage.cacher import cacher as cacher_module
-from kube_apiserver.storage.objectstore import ObjectStore
-from kube_apiserver.storage.sqlite import SQLiteKV
 
 PREFIX = "/registry/configmaps/"
 
@@ -19,21 +18,7 @@ def cm(name: str, ns: str = "ns", **labels: str) -> dict:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns, "labels": labels}}
 
 
-def run(fn):
-    def wrapper(tmp_path):
-        async def main():
-            kv = await SQLiteKV.open(str(tmp_path))
-            store = ObjectStore(kv)
-            cacher = Cacher(store, PREFIX)
-            cacher.start()
-            try:
-                await fn(store, cacher)
-            finally:
-                await cacher.stop()
-                await kv.close()
-        asyncio.run(main())
-    wrapper.__name__ = fn.__name__
-    return wrapper
+run = with_cacher(PREFIX)
 
 
 async def create(store, name: str, ns: str = "ns", **labels: str) -> dict:
