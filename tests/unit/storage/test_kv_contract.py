@@ -174,6 +174,28 @@ async def test_progress_notification_reports_the_current_revision(kv: KV, p: str
 
 
 @run
+async def test_progress_requests_in_bursts_leave_every_watch_streaming(kv: KV, p: str) -> None:
+    """Consistent reads ask for progress whenever they come, several at once (a server's start, a burst of
+    lists): the watches just opened and those with a request already on its way keep streaming."""
+    first = await kv.create(p + "start", b"s")
+    streams = [kv.watch(p, prefix_end(p), first.revision + 1) for _ in range(8)]
+    pending = [asyncio.ensure_future(next_batch(stream)) for stream in streams]
+    try:
+        for _ in range(20):
+            for _ in range(10):
+                kv.request_progress()
+            await asyncio.sleep(0.01)
+        written = await kv.create(p + "after", b"a")
+        for batch in await asyncio.gather(*pending):
+            assert [(e.key, e.revision) for e in batch.events] == [(p + "after", written.revision)]
+    finally:
+        for task in pending:
+            task.cancel()
+        for stream in streams:
+            await stream.aclose()  # type: ignore[attr-defined]
+
+
+@run
 async def test_compaction_refuses_older_ranges_and_watches(kv: KV, p: str) -> None:
     old = await kv.create(p + "a", b"a1")
     kept = await kv.update(p + "a", b"a2", old.revision)

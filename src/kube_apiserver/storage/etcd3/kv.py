@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator
 
@@ -41,6 +42,7 @@ class EtcdKV:
         self._leases = LeaseManager(self._grant)
         self._compacted = 0
         self._watch_calls: set[grpc.aio.StreamStreamCall] = set()
+        self._progress_asked: set[grpc.aio.StreamStreamCall] = set()  # a progress request is being written
         self._closed = False
 
     @classmethod
@@ -197,9 +199,9 @@ class EtcdKV:
         while not self._closed:
             channel = self.client.channel
             call = channel.stream_stream(m.WATCH)()
-            self._watch_calls.add(call)
             try:
                 await call.write(m.watch_create_request(key, range_end, next_revision))
+                self._watch_calls.add(call)  # open to progress requests once its own request is written
                 while True:
                     data = await call.read()
                     if data is grpc.aio.EOF:
@@ -227,6 +229,7 @@ class EtcdKV:
                 raise
             finally:
                 self._watch_calls.discard(call)
+                self._progress_asked.discard(call)
                 call.cancel()
             await asyncio.sleep(WATCH_RETRY_SECONDS)
 
@@ -256,9 +259,19 @@ class EtcdKV:
         )
 
     def request_progress(self) -> None:
+        """A progress request on every open watch stream. grpc.aio fails a stream written by two writers at
+        once ("Internal error from Core"), so a stream whose last request is still being written is not
+        asked again: etcd answers that one after this call, with a revision at least as new."""
         for call in list(self._watch_calls):
+            if call in self._progress_asked:
+                continue
+            self._progress_asked.add(call)
             task = asyncio.ensure_future(call.write(m.WATCH_PROGRESS_REQUEST))
-            task.add_done_callback(_ignore_result)
+            task.add_done_callback(functools.partial(self._progress_written, call))
+
+    def _progress_written(self, call: grpc.aio.StreamStreamCall, task: asyncio.Future) -> None:
+        self._progress_asked.discard(call)
+        _ignore_result(task)
 
     async def _probe_compacted(self) -> int:
         """etcd does not report its compacted revision, but a watch from revision 1 is refused with it."""
