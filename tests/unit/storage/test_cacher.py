@@ -246,3 +246,24 @@ async def test_initial_state_is_scoped_by_namespace_and_selector(store, cacher):
     assert [o["metadata"]["name"] for o in listed.items] == [f"cm-{i:05d}" for i in range(20)]
     for watcher in (scoped, selected):
         await watcher.stop()
+
+
+@run
+async def test_a_consistent_read_asks_for_progress_again_until_the_cache_is_fresh(store, cacher):
+    """etcd drops a progress request that reaches a watcher still catching up, and a request coalesced into
+    one already on its way may be answered early: as kube-apiserver's progress requester, a consistent read
+    asks again (every 100 ms) while it waits, instead of timing out on one lost answer."""
+    await cacher.get_list(PREFIX, storage.ListOptions(resource_version="0"))
+    await store.create("/registry/secrets/ns/elsewhere", {"apiVersion": "v1", "kind": "Secret",
+                                                           "metadata": {"name": "elsewhere", "namespace": "ns"}})
+    asked = []
+    request = store.request_watch_progress
+
+    def first_one_lost() -> None:
+        asked.append(True)
+        if len(asked) > 1:
+            request()
+
+    store.request_watch_progress = first_one_lost
+    listed = await cacher.get_list(PREFIX, storage.ListOptions())  # the newest revision: a secret's write
+    assert len(asked) >= 2 and int(listed.resource_version) == await store.current_revision()

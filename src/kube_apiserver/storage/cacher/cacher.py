@@ -27,6 +27,7 @@ from .watcher import DEFAULT_BUFFER, CacheWatcher
 
 log = logging.getLogger("kube_apiserver.storage")
 FRESHNESS_TIMEOUT = 3.0  # how long a request waits for the cache to reach a resourceVersion
+PROGRESS_REQUEST_INTERVAL = 0.1  # how often it asks the storage for progress meanwhile
 
 
 class Cacher:
@@ -87,11 +88,16 @@ class Cacher:
 
     async def _wait_fresh(self, revision: int) -> None:
         await self._ready.wait()
-        if self.cache.resource_version >= revision:
-            return
-        self.store.request_watch_progress()
-        if not await self.cache.wait_until_fresh(revision, FRESHNESS_TIMEOUT):
-            raise TooLargeResourceVersionError(revision, self.cache.resource_version)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FRESHNESS_TIMEOUT
+        while self.cache.resource_version < revision:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TooLargeResourceVersionError(revision, self.cache.resource_version)
+            # Asked again while waiting, as kube-apiserver's progress requester does: etcd drops a request
+            # that reaches a watcher still catching up, so one answer may never come.
+            self.store.request_watch_progress()
+            await self.cache.wait_until_fresh(revision, min(PROGRESS_REQUEST_INTERVAL, remaining))
 
     async def _consistent_revision(self, resource_version: str) -> int:
         """The revision a request must see: the latest committed one when it asked for none."""
