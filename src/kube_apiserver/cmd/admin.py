@@ -13,6 +13,7 @@ import secrets
 import yaml
 
 from kube_apiserver.cli.gofile import read_bytes, write_file_atomic
+from kube_apiserver.cmd.datadir import credentials_lock
 
 ADMIN_TOKEN_FILE = "admin.token"
 ADMIN_USER = "admin"
@@ -25,15 +26,15 @@ KUBECONFIG_USER = "admin"
 
 def ensure_admin_credential(data_dir: str) -> str:
     """The admin bearer token, generated on first use and persisted in <data_dir>/admin.token."""
-    os.makedirs(data_dir, mode=0o700, exist_ok=True)
-    path = os.path.join(data_dir, ADMIN_TOKEN_FILE)
-    if os.path.exists(path):
-        token = read_bytes(path).decode().strip()
-        if token:
-            return token
-    token = secrets.token_urlsafe(32)
-    write_file_atomic(path, (token + "\n").encode(), 0o600)
-    return token
+    with credentials_lock(data_dir):
+        path = os.path.join(data_dir, ADMIN_TOKEN_FILE)
+        if os.path.exists(path):
+            token = read_bytes(path).decode().strip()
+            if token:
+                return token
+        token = secrets.token_urlsafe(32)
+        write_file_atomic(path, (token + "\n").encode(), 0o600)
+        return token
 
 
 def admin_kubeconfig(server_url: str, ca_file: str, token: str) -> dict[str, object]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from kube_apiserver.apimachinery.goos import os_error_message
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cmd import validation
+from kube_apiserver.cmd.datadir import credentials_lock
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
@@ -191,6 +192,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         endpoint_reconciler_type=s.endpoint_reconciler_type,
         apiserver_count=s.apiserver_count,
     )
-    _maybe_generate_certs(completed)
-    _maybe_generate_service_account_key(completed)
+    with credentials_lock(completed.data_dir):
+        _maybe_generate_certs(completed)
+        _maybe_generate_service_account_key(completed)
     return completed

@@ -69,6 +69,7 @@ def ensure_self_signed_serving_certs(
     ips = list(dict.fromkeys(ipaddress.ip_address(ip) for ip in [*BASE_IPS, *alternate_ips]))
     ca = _reusable_ca(paths[CA_CERT], paths[CA_KEY]) or _create_ca(paths[CA_CERT], paths[CA_KEY])
     if not _reusable_serving(paths[SERVING_CERT], paths[SERVING_KEY], ca, dns, ips):
+        dns, ips = _with_previous_names(paths[SERVING_CERT], paths[SERVING_KEY], ca, dns, ips)
         _create_serving(paths[SERVING_CERT], paths[SERVING_KEY], ca, dns, ips)
         logs.info("Generated self-signed cert (%s, %s)", paths[SERVING_CERT], paths[SERVING_KEY])
     return ServingCerts(paths[SERVING_CERT], paths[SERVING_KEY], paths[CA_CERT])
@@ -118,6 +119,22 @@ def _covers(cert: x509.Certificate, dns: list[str], ips: list[IPAddress]) -> boo
     return set(dns) <= set(san.get_values_for_type(x509.DNSName)) and set(ips) <= set(
         san.get_values_for_type(x509.IPAddress)
     )
+
+
+def _with_previous_names(
+    cert_path: str, key_path: str, ca: _Pair, dns: list[str], ips: list[IPAddress]
+) -> tuple[list[str], list[IPAddress]]:
+    """A re-issued certificate keeps the names of the one it replaces when the same CA signed it: replicas
+    sharing a data directory with different advertise addresses converge on one certificate covering all."""
+    pair = _load_pair(cert_path, key_path)
+    if pair is None or not _signed_by(pair.cert, ca.cert):
+        return dns, ips
+    try:
+        san = pair.cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return dns, ips
+    return (list(dict.fromkeys([*dns, *san.get_values_for_type(x509.DNSName)])),
+            list(dict.fromkeys([*ips, *san.get_values_for_type(x509.IPAddress)])))
 
 
 def _signed_by(cert: x509.Certificate, ca: x509.Certificate) -> bool:

@@ -37,6 +37,8 @@ class SecureServingInfo:
     max_header_bytes: int = httpprotocol.MAX_HEADER_BYTES
     read_header_timeout: float = httpprotocol.READ_HEADER_TIMEOUT
     idle_timeout: float = httpprotocol.IDLE_TIMEOUT
+    # --permit-port-sharing: replicas on one machine listen on one address; the kernel spreads connections
+    reuse_port: bool = False
 
     def connection_limits(self) -> ConnectionLimits:
         return ConnectionLimits(self.max_header_bytes, self.read_header_timeout, self.idle_timeout)
@@ -45,6 +47,8 @@ class SecureServingInfo:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if self.reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         try:
             sock.bind((self.host, self.port))
         except OSError as err:  # one line, as Go's net.Listen error wrapped by the serving options

@@ -131,6 +131,18 @@ def test_new_san_reissues_serving_cert_but_keeps_ca(tmp_path):
     assert "198.51.100.1" in sans(load_chain(second.cert_file)[0])[1]
 
 
+def test_a_reissued_serving_cert_keeps_the_names_of_the_one_it_replaces(tmp_path):
+    """Replicas sharing a data directory, each with its own advertise address, converge on one
+    certificate that covers all of them instead of each re-issuing it without the others' address."""
+    generate(tmp_path, ips=("192.0.2.1",))
+    generate(tmp_path, dns=("replica-2.example",), ips=("192.0.2.2",))
+    third = generate(tmp_path, ips=("192.0.2.3",))
+    dns, ips = sans(load_chain(third.cert_file)[0])
+    assert {"192.0.2.1", "192.0.2.2", "192.0.2.3", "127.0.0.1"} <= ips
+    assert "replica-2.example" in dns
+    assert generate(tmp_path, ips=("192.0.2.1",)) == third  # covered now: reused, not re-issued
+
+
 def test_expiring_serving_cert_is_reissued(tmp_path, monkeypatch):
     first = generate(tmp_path)
     leaf_before = read(first.cert_file)

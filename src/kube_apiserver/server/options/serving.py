@@ -99,6 +99,7 @@ class SecureServingOptions:
     tls_private_key_file: str = ""
     tls_min_version: str = ""
     tls_cipher_suites: list[str] = field(default_factory=list)
+    permit_port_sharing: bool = False
     # Not a flag: the CA clients should trust (the generated CA, or --tls-cert-file itself).
     ca_file: str = ""
 
@@ -106,6 +107,7 @@ class SecureServingOptions:
         fs.ip_var(self, "bind_address", "bind-address", _BIND_ADDRESS_HELP)
         fs.int_var(self, "bind_port", "secure-port", _SECURE_PORT_HELP)
         fs.string_var(self, "cert_dir", "cert-dir", _CERT_DIR_HELP)
+        fs.bool_var(self, "permit_port_sharing", "permit-port-sharing", _PERMIT_PORT_SHARING_HELP)
         fs.string_var(self, "tls_cert_file", "tls-cert-file", _TLS_CERT_FILE_HELP)
         fs.string_var(
             self,
@@ -173,6 +175,10 @@ _BIND_ADDRESS_HELP = (
     "(default 0.0.0.0), this server only listens on the loopback address unless told otherwise."
 )
 _SECURE_PORT_HELP = "The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0."
+_PERMIT_PORT_SHARING_HELP = (
+    "If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind "
+    "on the same address and port. [default=false]"
+)
 _CERT_DIR_HELP = (
     "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are "
     "provided, this flag will be ignored. Defaults to <data-dir>/pki."
