@@ -156,7 +156,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     tls = opts.secure_serving.tls()
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,
-                                client_ca_file=opts.authentication.client_ca_file)
+                                client_ca_file=opts.authentication.client_ca_file,
+                                reuse_port=opts.secure_serving.permit_port_sharing)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,
