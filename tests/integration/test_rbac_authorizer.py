@@ -48,3 +48,23 @@ def test_bindings_grant_exactly_their_rules(rbac_server):
         'namespace "default"')
     other_ns = rbac_server.request("GET", "/api/v1/namespaces/kube-system/configmaps", token="alice-token")
     assert other_ns.status == 403
+
+
+def test_authorizer_reads_bindings_from_synced_informers(rbac_server):
+    """The RBAC authorizer's roles and bindings come from shared informers: the server is ready once they
+    have listed, and a binding takes effect when created and stops when deleted."""
+    verbose = rbac_server.request("GET", "/readyz?verbose").body.decode()
+    assert "[+]informer-sync ok" in verbose
+    nodes = "/api/v1/nodes"
+    assert rbac_server.request("GET", nodes, token="bob-token").status == 403
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": "bob-views"}, "subjects": [{"kind": "User", "name": "bob"}],
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:node-reader"}}
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "system:node-reader"},
+            "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]}]}
+    assert rbac_server.request("POST", f"{RBAC}/clusterroles", role).status == 201
+    assert rbac_server.request("POST", f"{RBAC}/clusterrolebindings", binding).status == 201
+    assert rbac_server.request("GET", nodes, token="bob-token").status == 200
+    assert rbac_server.request("DELETE", f"{RBAC}/clusterrolebindings/bob-views").status == 200
+    assert rbac_server.request("GET", nodes, token="bob-token").status == 403

@@ -285,6 +285,9 @@ class SharedInformerFactory:
         self.informers: dict[tuple[str, str, str], SharedIndexInformer] = {}
         self._started = False
         self._stopped = False
+        # the informers asked for before the factory started (the server's own readers'): the
+        # informer-sync readiness check waits for them; those started later (lazily) do not hold it back
+        self.initial: list[SharedIndexInformer] = []
 
     def for_resource(self, group: str, version: str, resource: str) -> SharedIndexInformer:
         """The resource's informer (made once); started at once when the factory has been started."""
@@ -302,9 +305,15 @@ class SharedInformerFactory:
 
     def start(self) -> None:
         """Starts the informers asked for so far, and from now on each as it is asked for."""
+        if not self._started:
+            self.initial = list(self.informers.values())
         self._started = True
         for informer in self.informers.values():
             informer.start()
+
+    def unsynced(self) -> list[str]:
+        """The informers of `initial` that have not listed yet (the informer-sync readiness check's)."""
+        return [_describe(informer.resource) for informer in self.initial if not informer.synced.is_set()]
 
     async def wait_for_cache_sync(self, timeout: float = SYNC_TIMEOUT) -> dict[tuple[str, str, str], bool]:
         results = await asyncio.gather(
@@ -317,6 +326,14 @@ class SharedInformerFactory:
         self._stopped = True
         for informer in list(self.informers.values()):
             await informer.stop()
+
+
+def _describe(resource: ResourceClient) -> str:
+    return (
+        f"{resource.resource}.{resource.version}.{resource.group}"
+        if resource.group
+        else (f"{resource.resource}.{resource.version}")
+    )
 
 
 class Lister:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import orjson
@@ -15,6 +15,9 @@ import orjson
 from .. import version
 from ..apimachinery import deepjson, errors
 from ..endpoints.http import Handler, Request, Response, StreamingResponse
+
+if TYPE_CHECKING:
+    from .discovery import DiscoveryClient
 
 Object = dict[str, Any]
 JSON = "application/json"
@@ -67,10 +70,11 @@ class LoopbackTransport:
         query: list[tuple[str, str]] | None = None,
         body: bytes | None = None,
         content_type: str = JSON,
+        accept: str = JSON,
     ) -> Response:
         if self._handler is None:
             raise errors.service_unavailable("the loopback client is not connected to a server yet")
-        headers = {"authorization": f"Bearer {self.token}", "user-agent": self.user_agent, "accept": JSON}
+        headers = {"authorization": f"Bearer {self.token}", "user-agent": self.user_agent, "accept": accept}
         if body is not None:
             headers["content-type"] = content_type
             headers["content-length"] = str(len(body))
@@ -219,6 +223,12 @@ class Client:
 
     def __init__(self, transport: LoopbackTransport):
         self.transport = transport
+
+    @property
+    def discovery(self) -> DiscoveryClient:
+        from .discovery import DiscoveryClient  # it builds on this module's transport
+
+        return DiscoveryClient(self.transport)
 
     @property
     def token(self) -> str:

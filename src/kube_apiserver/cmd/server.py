@@ -34,8 +34,9 @@ from ..client.informers import SharedInformerFactory
 from ..client.rest import Client, LoopbackTransport
 from ..controllers.aggregated import aggregated_resources
 from ..controlplane.instance import ExtraConfig, new_instance
-from ..controlplane.rbac import RegistryRuleSource, bootstrap_roles
+from ..controlplane.rbac import InformerRuleSource, bootstrap_roles
 from ..registry.context import UserInfo
+from ..server import healthz
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.serving import SecureServingInfo
@@ -61,7 +62,7 @@ class ServerConfig:
     extra: ExtraConfig
     serving: SecureServingInfo
     admin_token: str
-    rbac_source: RegistryRuleSource
+    rbac_source: InformerRuleSource | None
     admission: AdmissionPlugins | None = None
     # The loopback client every internal actor uses, and the informers its readers share.
     loopback: Client | None = None
@@ -115,7 +116,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     get_object = storage_getter(store)
     loopback = Client(LoopbackTransport(new_loopback_token()))
     informers = SharedInformerFactory(loopback)
-    rbac_source = RegistryRuleSource()
+    # the RBAC authorizer's listers (its shared informers start with the server's)
+    rbac_source = InformerRuleSource(informers) if "RBAC" in opts.authorization.modes else None
     authorizer = new_authorizer(opts.authorization.modes, rbac_source)  # ValidatingAdmissionPolicy asks it too
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
                               opts.admission.config_file, authorizer, informers)
@@ -189,11 +191,10 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     services = ServiceResolver(config.informers)  # CRD conversion webhooks' services
     api_extensions = new_apiextensions_server(config.generic, EmptyDelegate(), config.extra.storage, services)
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
-    config.rbac_source.bind(kube_api_server.restful.group_versions)
     if config.admission is not None:
         config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles",
-                                        lambda: bootstrap_roles(config.rbac_source, _loopback(config)))
+                                        lambda: bootstrap_roles(_loopback(config), config.rbac_source))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
     _connect_loopback(config, server)
     kube_api_server.controllers.loopback = config.loopback  # type: ignore[attr-defined]  # they write through it
@@ -221,7 +222,15 @@ def _connect_loopback(config: ServerConfig, server: GenericAPIServer) -> None:
             informers.start()
 
         server.add_post_start_hook("start-kube-apiserver-admission-initializer", start_informers)
+        server.add_readyz_checks(healthz.HealthChecker("informer-sync", lambda: _informers_synced(informers)))
         server.add_pre_shutdown_hook("stop-loopback-informers", informers.stop)
+
+
+async def _informers_synced(informers: SharedInformerFactory) -> None:
+    """The informer-sync readiness check: ready once the server's own informers have listed."""
+    unsynced = informers.unsynced()
+    if unsynced:
+        raise healthz.HealthCheckError(f"{len(unsynced)} informers not synced yet: {', '.join(unsynced)}")
 
 
 def client_url(opts: CompletedOptions, port: int) -> str:

@@ -1,5 +1,5 @@
-"""RBAC for the control plane: the rule source the authorizer reads (the rbac group's storage, served
-from the watch cache) and the rbac/bootstrap-roles post-start hook (k8s pkg/registry/rbac/rest
+"""RBAC for the control plane: the rule source the authorizer reads (the rbac group's shared informers)
+and the rbac/bootstrap-roles post-start hook (k8s pkg/registry/rbac/rest
 storage_rbac.go EnsureRBACPolicy), which creates the bootstrap policy and reconciles what exists through
 the loopback client."""
 
@@ -11,47 +11,41 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
+from ..client.informers import Lister, SharedInformerFactory
 from ..client.rest import Client, ResourceClient
-from ..registry.context import Context, UserInfo
-from ..registry.options import ListQuery
 from . import bootstrappolicy as policy
 from .rbacreconcile import CREATE, NONE, RECREATE, UPDATE, Result, reconcile_binding, reconcile_role
 
 log = logging.getLogger("kube_apiserver.controlplane")
 Object = dict[str, Any]
 GROUP = "rbac.authorization.k8s.io"
-SYSTEM = Context(user=UserInfo("system:apiserver", groups=("system:masters",)))
 ATTEMPTS = 3
 # EnsureRBACPolicy polls every second for 30 seconds before the hook fails
 RETRY_SECONDS, RETRY_TIMEOUT = 1.0, 30.0
-KINDS = {"clusterroles": "clusterrole", "clusterrolebindings": "clusterrolebinding", "roles": "role",
-         "rolebindings": "rolebinding"}
+# the bootstrap hook waits (this long at most, looking this often) for the authorizer to see its writes
+CATCH_UP_SECONDS, CATCH_UP_POLL = 10.0, 0.01
+KINDS = {
+    "clusterroles": "clusterrole",
+    "clusterrolebindings": "clusterrolebinding",
+    "roles": "role",
+    "rolebindings": "rolebinding",
+}
 
 
-class RegistryRuleSource:
-    """Roles and bindings read from the rbac group's stores (bound once the server chain exists)."""
+class InformerRuleSource:
+    """Roles and bindings as the RBAC authorizer reads them (k8s plugin/pkg/auth/authorizer/rbac's
+    listers): from the rbac group's shared informers on the loopback client. They start with the factory
+    (the server's informer-sync readiness check waits for their first list); a lookup before then waits
+    for that list."""
 
-    def __init__(self) -> None:
-        self.stores: dict[str, Any] = {}
-
-    def bind(self, group_versions: dict[tuple[str, str], dict[str, Any]]) -> None:
-        routes = group_versions.get((GROUP, "v1"), {})
-        self.stores = {name: route.scope.storage for name, route in routes.items() if "/" not in name}
+    def __init__(self, informers: SharedInformerFactory):
+        self.informers = {resource: informers.for_resource(GROUP, "v1", resource) for resource in KINDS}
 
     async def _list(self, resource: str, namespace: str = "") -> list[Object]:
-        store = self.stores.get(resource)
-        if store is None:
-            return []
-        return (await store.list(Context(namespace, SYSTEM.user), ListQuery(resource_version="0")))["items"]
+        return await Lister(self.informers[resource]).list(namespace)
 
     async def _get(self, resource: str, name: str, namespace: str = "") -> Object | None:
-        store = self.stores.get(resource)
-        if store is None:
-            return None
-        try:
-            return await store.get(Context(namespace, SYSTEM.user), name)
-        except errors.StatusError:
-            return None
+        return await Lister(self.informers[resource]).get(name, namespace)
 
     async def cluster_role_bindings(self) -> list[Object]:
         return await self._list("clusterrolebindings")
@@ -64,6 +58,24 @@ class RegistryRuleSource:
 
     async def role(self, namespace: str, name: str) -> Object | None:
         return await self._get("roles", name, namespace)
+
+    async def wait_for(self, written: dict[str, int], timeout: float = CATCH_UP_SECONDS) -> None:
+        """Waits until each resource's informer has seen the writes up to the resourceVersion given."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        for resource, resource_version in written.items():
+            informer = self.informers[resource]
+            while (
+                _revision(informer.last_sync_resource_version) < resource_version and loop.time() < deadline
+            ):
+                await asyncio.sleep(CATCH_UP_POLL)
+
+
+def _revision(resource_version: str | None) -> int:
+    try:
+        return int(resource_version or 0)
+    except ValueError:
+        return 0
 
 
 def _describe(resource: str, obj: Object) -> str:
@@ -79,6 +91,11 @@ class PolicyEnsurer:
     def __init__(self, client: Client):
         self.client = client
         self._namespaces: set[str] = set()
+        self.written: dict[str, int] = {}  # per resource, the newest resourceVersion written
+
+    def _record(self, resource: str, obj: Object) -> None:
+        revision = _revision((obj.get("metadata") or {}).get("resourceVersion"))
+        self.written[resource] = max(self.written.get(resource, 0), revision)
 
     def _api(self, resource: str, namespace: str = "") -> ResourceClient:
         return self.client.resource(GROUP, "v1", resource).namespace(namespace)
@@ -106,8 +123,11 @@ class PolicyEnsurer:
         result = Result(copy.deepcopy(expected), CREATE) if existing is None else compute(existing, expected)
         if result.protected:
             if result.operation != NONE:
-                log.warning("skipped reconcile-protected %s with missing permissions: %s",
-                            _describe(resource, expected), result.missing)
+                log.warning(
+                    "skipped reconcile-protected %s with missing permissions: %s",
+                    _describe(resource, expected),
+                    result.missing,
+                )
             return
         try:
             await self._write(resource, result)
@@ -123,16 +143,16 @@ class PolicyEnsurer:
         if result.operation in (CREATE, RECREATE) and obj["metadata"].get("namespace"):
             await self._ensure_namespace(obj["metadata"]["namespace"])
         if result.operation == CREATE:
-            await api.create(obj)
+            self._record(resource, await api.create(obj))
             log.info("created %s", _describe(resource, obj))
         elif result.operation == UPDATE:
-            await api.update(obj)
+            self._record(resource, await api.update(obj))
             log.info("updated %s with additional permissions: %s", _describe(resource, obj), result.missing)
         elif result.operation == RECREATE:
             await api.delete(name)
             recreated = copy.deepcopy(obj)
             recreated["metadata"].pop("resourceVersion", None)
-            await api.create(recreated)
+            self._record(resource, await api.create(recreated))
             log.info("recreated %s", _describe(resource, obj))
 
     async def _ensure_namespace(self, namespace: str) -> None:
@@ -141,7 +161,8 @@ class PolicyEnsurer:
             return
         try:
             await self.client.resource("", "v1", "namespaces").create(
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+            )
         except errors.StatusError as err:
             if err.code != 409:
                 raise
@@ -168,9 +189,10 @@ class PolicyEnsurer:
                 return  # already migrated: no custom rules to move
             log.info("migrating %s to %s", old_name, new_name)
             migrated = copy.deepcopy(existing)
-            migrated["metadata"] = {k: v for k, v in existing["metadata"].items()
-                                    if k in ("labels", "annotations")} | {"name": new_name}
-            await self._api("clusterroles").create(migrated)
+            migrated["metadata"] = {
+                k: v for k, v in existing["metadata"].items() if k in ("labels", "annotations")
+            } | {"name": new_name}
+            self._record("clusterroles", await self._api("clusterroles").create(migrated))
 
     async def _prime_split_cluster_role_bindings(self) -> None:
         """primeSplitClusterRoleBindings: a new binding split from an existing one starts with its subjects,
@@ -187,22 +209,37 @@ class PolicyEnsurer:
             for key in ("labels", "annotations"):
                 split["metadata"][key] = dict(existing["metadata"].get(key) or {})
             log.info("splitting %s into %s", old_name, new_name)
-            await self._api("clusterrolebindings").create(split)
+            self._record("clusterrolebindings", await self._api("clusterrolebindings").create(split))
 
 
-async def bootstrap_roles(source: RegistryRuleSource, client: Client) -> None:
+async def bootstrap_roles(client: Client, source: InformerRuleSource | None = None) -> None:
     """The rbac/bootstrap-roles post-start hook, through the loopback client: retried every second for 30
-    seconds, then it fails."""
-    if "clusterroles" not in source.stores:
+    seconds, then it fails. It is done when the RBAC authorizer (`source`) sees what it wrote, so the
+    bootstrap policy is in force once the server reports ready."""
+    if not await _rbac_served(client):
         return  # the rbac group is disabled
     loop = asyncio.get_running_loop()
     deadline = loop.time() + RETRY_TIMEOUT
+    ensurer = PolicyEnsurer(client)  # one for every attempt: it remembers what the earlier ones wrote
     while True:
         try:
-            await PolicyEnsurer(client).run()
-            return
+            await ensurer.run()
+            break
         except errors.StatusError as err:
             if loop.time() >= deadline:
                 raise RuntimeError(f"unable to initialize RBAC policy: {err.message}") from err
             log.info("unable to initialize RBAC policy, retrying: %s", err.message)
             await asyncio.sleep(RETRY_SECONDS)
+    if source is not None:
+        await source.wait_for(ensurer.written)
+
+
+async def _rbac_served(client: Client) -> bool:
+    """Whether the server serves rbac.authorization.k8s.io/v1 (its discovery document exists)."""
+    try:
+        await client.discovery.resources_for(f"{GROUP}/v1")
+    except errors.StatusError as err:
+        if err.code == 404:
+            return False
+        raise
+    return True
