@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..api import core
 from ..api.core.service import ServiceNetwork
 from ..api.core.service.network import DEFAULT_CIDR
+from ..api.core.service.repair import ServiceRepairController
 from ..api.groups import installed_groups
 from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
@@ -103,6 +104,7 @@ class Instance:
         self.generic_api_server.add_post_start_hook("bootstrap-controller", kubernetes.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-bootstrap-controller", kubernetes.stop)
         self.generic_api_server.kubernetes_service = kubernetes  # type: ignore[attr-defined]  # tests stop its renewals
+        self._add_service_repair()
         self._add_identity_lease()
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
@@ -123,6 +125,14 @@ class Instance:
         server.add_pre_shutdown_hook("stop-kube-apiserver-identity-lease-controller", identity.stop)
         server.add_post_start_hook("start-kube-apiserver-identity-lease-garbage-collector", collector.start)
         server.add_pre_shutdown_hook("stop-kube-apiserver-identity-lease-garbage-collector", collector.stop)
+
+    def _add_service_repair(self) -> None:
+        """The cluster IP and node port repair controllers, on every replica (upstream's hook)."""
+        services = self.generic_api_server.restful.group_versions[("", "v1")]["services"].scope.storage
+        repair = ServiceRepairController(services, services.allocators)
+        self.generic_api_server.service_repair = repair  # type: ignore[attr-defined]  # tests run it
+        self.generic_api_server.add_post_start_hook("start-service-ip-repair-controllers", repair.start)
+        self.generic_api_server.add_pre_shutdown_hook("stop-service-ip-repair-controllers", repair.stop)
 
     def _install_issuer_discovery(self) -> None:
         """The OpenID discovery documents of an https issuer (skipped, with the reason logged, otherwise)."""

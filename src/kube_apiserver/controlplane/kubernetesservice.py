@@ -1,6 +1,6 @@
 """The `kubernetes` Service in `default` and its Endpoints and EndpointSlice, pointing at this server's
 advertise address and secure port (pkg/controlplane/controller/kubernetesservice, with the endpoints
-of reconcilers.EndpointsAdapter). Before the first sync, the allocation repair pass runs. The Service
+of reconcilers.EndpointsAdapter). The Service
 is created when missing, never reconciled; the endpoints (addresses and ports) are reset every
 interval when they differ. Which addresses they list is the endpoint reconciler's (reconcilers.py: with
 `lease`, every live replica's); a clean stop takes this replica's address out (RemoveEndpoints)."""
@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api.core.service.repair import repair
 from ..apimachinery import errors
 from ..apimachinery.wait import Periodic
 from ..registry.context import Context
@@ -60,8 +59,6 @@ class KubernetesServiceController:
         return Context(NAMESPACE, SYSTEM_USER)
 
     async def start(self) -> None:
-        services = self._store("", "services")
-        await repair(services, services.allocators)
         await self.sync()
         self._periodic.start()
 

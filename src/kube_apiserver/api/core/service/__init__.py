@@ -11,7 +11,7 @@ from ...networking import ip_address
 from .alloc import Allocators
 from .ipallocator import IPAllocator
 from .network import ServiceNetwork
-from .portallocator import PortAllocator
+from .portallocator import NODE_PORTS_KEY, PortAllocator
 from .proxy import ServiceProxyREST
 from .store import ServiceStore
 from .strategy import INFO, ServiceStrategy, status_rest
@@ -23,7 +23,8 @@ __all__ = ["ServiceNetwork", "new_rest"]
 def new_allocators(storage: StorageFactory, network: ServiceNetwork) -> Allocators:
     addresses = Store(ip_address.INFO, ip_address.IPAddressStrategy(ip_address.INFO), storage,
                       "/registry/ipaddresses", ip_address.TABLE)
-    return Allocators(network, IPAllocator(network.cidr, addresses), PortAllocator(network.node_ports))
+    ports = PortAllocator(network.node_ports, storage.store_for(NODE_PORTS_KEY))  # no watch cache: read-modify-writes
+    return Allocators(network, IPAllocator(network.cidr, addresses), ports)
 
 
 def new_rest(storage: StorageFactory, network: ServiceNetwork | None = None,

@@ -49,11 +49,11 @@ class Transaction:
 
 def _port_steps(op: PortOperation) -> tuple[Step, Step]:
     async def commit() -> None:
-        op.commit()
-        op.finish()
+        await op.commit()
+        await op.finish()
 
     async def revert() -> None:
-        op.finish()
+        await op.finish()
     return commit, revert
 
 
@@ -79,9 +79,9 @@ class Allocators:
         txn.add(*_port_steps(op))
         try:
             if needs_node_port(svc):
-                self.init_node_ports(svc, op)
+                await self.init_node_ports(svc, op)
             if needs_health_check(svc):
-                self.alloc_health_check_port(svc, op)
+                await self.alloc_health_check_port(svc, op)
         except errors.StatusError:
             await txn.revert()
             raise
@@ -117,7 +117,7 @@ class Allocators:
                                               f"failed to allocate IP {ip}: {err}")]) from None
         return ip
 
-    def init_node_ports(self, svc: Object, op: PortOperation) -> None:
+    async def init_node_ports(self, svc: Object, op: PortOperation) -> None:
         """initNodePorts: ports sharing a port number share a node port."""
         by_port: dict[Any, int] = {}
         ports = ports_of(svc)
@@ -128,35 +128,35 @@ class Allocators:
             if not shared:
                 requested = next((p["nodePort"] for p in ports if p.get("port") == port.get("port")
                                   and p.get("nodePort")), 0)
-                port["nodePort"] = self._node_port(svc, op, i, requested)
+                port["nodePort"] = await self._node_port(svc, op, i, requested)
                 by_port[port.get("port")] = port["nodePort"]
             elif not port.get("nodePort"):
                 port["nodePort"] = shared
             elif port["nodePort"] != shared:
-                self._node_port(svc, op, i, port["nodePort"])
+                await self._node_port(svc, op, i, port["nodePort"])
 
     @staticmethod
-    def _node_port(svc: Object, op: PortOperation, index: int, requested: int) -> int:
+    async def _node_port(svc: Object, op: PortOperation, index: int, requested: int) -> int:
         if requested:
             try:
-                op.allocate(requested)
+                await op.allocate(requested)
             except AllocationError as err:
                 raise _node_port_error(svc, index, requested, err) from None
             return requested
         try:
-            return op.allocate_next()
+            return await op.allocate_next()
         except AllocationError as err:
             raise errors.internal_error(f"failed to allocate a nodePort: {err}") from None
 
     @staticmethod
-    def alloc_health_check_port(svc: Object, op: PortOperation) -> None:
+    async def alloc_health_check_port(svc: Object, op: PortOperation) -> None:
         spec = spec_of(svc)
         requested = spec.get("healthCheckNodePort") or 0
         try:
             if requested:
-                op.allocate(requested)
+                await op.allocate(requested)
             else:
-                spec["healthCheckNodePort"] = op.allocate_next()
+                spec["healthCheckNodePort"] = await op.allocate_next()
         except AllocationError as err:
             what = f"requested HealthCheck NodePort {requested}" if requested else "a HealthCheck NodePort 0"
             raise errors.internal_error(f"failed to allocate {what}: {err}") from None
@@ -172,8 +172,8 @@ class Allocators:
         op = PortOperation(self.ports, dry_run)
         txn.add(*_port_steps(op))
         try:
-            self.update_node_ports(svc, old, op)
-            self.update_health_check_port(svc, old, op)
+            await self.update_node_ports(svc, old, op)
+            await self.update_health_check_port(svc, old, op)
         except errors.StatusError:
             await txn.revert()
             raise
@@ -192,7 +192,7 @@ class Allocators:
             return [], [ip for ip in cluster_ips(old) if ip != NONE]
         return [], []
 
-    def update_node_ports(self, svc: Object, old: Object, op: PortOperation) -> None:
+    async def update_node_ports(self, svc: Object, old: Object, op: PortOperation) -> None:
         if needs_node_port(old) and service_type(svc) in ("ExternalName", "ClusterIP"):
             for port in node_ports(old):
                 op.release_deferred(port)
@@ -204,9 +204,9 @@ class Allocators:
             if not number and not should_allocate_node_ports(svc):
                 continue
             if not number:
-                port["nodePort"] = number = self._node_port(svc, op, i, 0)
+                port["nodePort"] = number = await self._node_port(svc, op, i, 0)
             elif number not in previous and number not in fresh:
-                self._node_port(svc, op, i, number)
+                await self._node_port(svc, op, i, number)
                 fresh.add(number)
             key = (port.get("protocol"), number)
             if key in seen:  # ValidateService's answer (Kubernetes validates before it allocates)
@@ -216,9 +216,9 @@ class Allocators:
             if port not in node_ports(svc):
                 op.release_deferred(port)
 
-    def update_health_check_port(self, svc: Object, old: Object, op: PortOperation) -> None:
+    async def update_health_check_port(self, svc: Object, old: Object, op: PortOperation) -> None:
         if not needs_health_check(old) and needs_health_check(svc):
-            self.alloc_health_check_port(svc, op)
+            await self.alloc_health_check_port(svc, op)
         elif needs_health_check(old) and not needs_health_check(svc):
             op.release_deferred(spec_of(old).get("healthCheckNodePort") or 0)
 
@@ -235,7 +235,9 @@ class Allocators:
         """releaseAllocatedResources: after a Service is deleted."""
         if needs_cluster_ip(svc) and not is_headless(svc):
             await self.release_ips(cluster_ips(svc), False)
+        op = PortOperation(self.ports, False)  # its commit logs a release that fails
         for port in node_ports(svc):
-            self.ports.release(port)
+            op.release_deferred(port)
         if needs_health_check(svc) and spec_of(svc).get("healthCheckNodePort"):
-            self.ports.release(spec_of(svc)["healthCheckNodePort"])
+            op.release_deferred(spec_of(svc)["healthCheckNodePort"])
+        await op.commit()

@@ -1,17 +1,27 @@
 """NodePort allocation (pkg/registry/core/service/portallocator): the ports of --service-node-port-range
-in use, rebuilt from the stored Services at start (the repair pass), and the operation a create or
-update allocates through, which keeps its releases until it commits and undoes its allocations
-unless it does. Dynamic allocations start at a random port of the upper part of the range, leaving
-the lower part for static ones (KEP-3668)."""
+in use are a bitmap stored as the RangeAllocation /registry/ranges/servicenodeports, which every replica
+allocates from with compare-and-swap writes and the repair controller rebuilds from the stored Services;
+and the operation a create or update allocates through, which keeps its releases until it commits and
+undoes its allocations unless it does. Dynamic allocations start at a random port of the upper part of
+the range, leaving the lower part for static ones (KEP-3668)."""
 
 from __future__ import annotations
 
-from ....cli.portrange import PortRange
-from .ipallocator import AllocationError, cycle
+import logging
+from typing import Any
 
+from ....cli.portrange import PortRange
+from ....storage.interface import Interface
+from .bitmap import AllocationBitmap
+from .ipallocator import AllocationError
+from .rangeallocation import StoredBitmap, allocation_data, range_allocation
+
+log = logging.getLogger("kube_apiserver.services")
 ALLOCATED = "provided port is already allocated"
 FULL = "range is full"
 DRY_RUN_FIRST_GUESS = 32768
+NODE_PORTS_KEY = "/registry/ranges/servicenodeports"
+NODE_PORTS_RESOURCE = "servicenodeportallocations"
 
 
 def range_offset(size: int) -> int:
@@ -21,34 +31,81 @@ def range_offset(size: int) -> int:
     return min(max(16, size // 32), 128)
 
 
+def new_bitmap(ports: PortRange) -> AllocationBitmap:
+    return AllocationBitmap(ports.size, str(ports), range_offset(ports.size))
 
-class PortAllocator:
+
+class NotInRangeError(AllocationError):
+    def __init__(self, ports: PortRange):
+        super().__init__(f"provided port is not in the valid range. The range of valid ports is {ports}")
+
+
+class PortSet:
+    """An in-memory port allocator (portallocator.NewInMemory, NewFromSnapshot): what a repair rebuilds."""
+
     def __init__(self, ports: PortRange):
         self.range = ports
-        self.used: set[int] = set()
-        self.offset = range_offset(ports.size)
+        self.bitmap = new_bitmap(ports)
+
+    @classmethod
+    def from_snapshot(cls, snapshot: dict[str, Any]) -> PortSet:
+        try:
+            ports = PortRange.parse(snapshot.get("range") or "")
+        except ValueError as err:
+            raise AllocationError(f"unable to rebuild allocator from snapshot: {err}") from None
+        restored = cls(ports)
+        restored.bitmap.restore(str(ports), allocation_data(snapshot))
+        return restored
 
     def allocate(self, port: int) -> None:
         if not self.range.contains(port):
-            raise AllocationError(f"provided port is not in the valid range. The range of valid ports is "
-                                  f"{self.range}")
-        if port in self.used:
+            raise NotInRangeError(self.range)
+        if not self.bitmap.allocate(port - self.range.base):
             raise AllocationError(ALLOCATED)
-        self.used.add(port)
-
-    def allocate_next(self) -> int:
-        upper = self.range.first + self.offset
-        for port in (*cycle(upper, self.range.last), *cycle(self.range.first, upper - 1)):
-            if port not in self.used:
-                self.used.add(port)
-                return port
-        raise AllocationError(FULL)
 
     def release(self, port: int) -> None:
-        self.used.discard(port)
+        if self.range.contains(port):
+            self.bitmap.release(port - self.range.base)
 
     def has(self, port: int) -> bool:
-        return port in self.used
+        return self.range.contains(port) and self.bitmap.has(port - self.range.base)
+
+    def ports(self) -> list[int]:
+        return [self.range.base + item for item in self.bitmap.items()]
+
+    def snapshot(self, resource_version: str = "") -> dict[str, Any]:
+        return range_allocation(*self.bitmap.snapshot(), resource_version)
+
+
+class PortAllocator:
+    """A server's node port allocator: every allocation and release a compare-and-swap of the stored
+    bitmap, so that replicas on one storage never hand out one port twice."""
+
+    def __init__(self, ports: PortRange, storage: Interface):
+        self.range = ports
+        self.stored = StoredBitmap(new_bitmap(ports), storage, NODE_PORTS_KEY, NODE_PORTS_RESOURCE)
+
+    async def allocate(self, port: int) -> None:
+        if not self.range.contains(port):
+            raise NotInRangeError(self.range)
+        if not await self.stored.allocate(port - self.range.base):
+            raise AllocationError(ALLOCATED)
+
+    async def allocate_next(self) -> int:
+        item = await self.stored.allocate_next()
+        if item is None:
+            raise AllocationError(FULL)
+        return self.range.base + item
+
+    async def release(self, port: int) -> None:
+        """A port out of the range is not allocated here: nothing to release (as kube-apiserver, which
+        logs it)."""
+        if self.range.contains(port):
+            await self.stored.release(port - self.range.base)
+
+    def has(self, port: int) -> bool:
+        """As of this replica's last allocation or release: what a dry run checks against."""
+        return self.range.contains(port) and self.stored.has(port - self.range.base)
 
 
 class PortOperation:
@@ -62,17 +119,17 @@ class PortOperation:
         self.deferred: list[int] = []
         self.committed = False
 
-    def allocate(self, port: int) -> None:
+    async def allocate(self, port: int) -> None:
         if self.dry_run:
             if self.allocator.has(port) or port in self.allocated:
                 raise AllocationError(ALLOCATED)
         else:
-            self.allocator.allocate(port)
+            await self.allocator.allocate(port)
         self.allocated.append(port)
 
-    def allocate_next(self) -> int:
+    async def allocate_next(self) -> int:
         if not self.dry_run:
-            port = self.allocator.allocate_next()
+            port = await self.allocator.allocate_next()
             self.allocated.append(port)
             return port
         guess = max(self.allocated, default=DRY_RUN_FIRST_GUESS) + 1
@@ -82,14 +139,21 @@ class PortOperation:
     def release_deferred(self, port: int) -> None:
         self.deferred.append(port)
 
-    def commit(self) -> None:
+    async def commit(self) -> None:
         if not self.dry_run:
-            for port in self.deferred:
-                self.allocator.release(port)
+            await self._release(self.deferred)
         self.committed = True
 
-    def finish(self) -> None:
+    async def finish(self) -> None:
         if not self.committed and not self.dry_run:
-            for port in self.allocated:
-                self.allocator.release(port)
+            await self._release(self.allocated)
         self.allocated, self.deferred = [], []
+
+    async def _release(self, ports: list[int]) -> None:
+        """A release that fails is logged, not raised: the Service is written (or not) already, and the
+        repair controller frees a port nothing uses (kube-apiserver logs Commit's errors too)."""
+        for port in ports:
+            try:
+                await self.allocator.release(port)
+            except Exception as err:  # noqa: BLE001 - see above
+                log.error("failed to release node port %d: %s", port, getattr(err, "message", err))
