@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from kube_apiserver.admission.interfaces import Attributes
-from kube_apiserver.admission.resourcequota import Registry
+from kube_apiserver.admission.resourcequota import Registry, controller
 from kube_apiserver.admission.resourcequota import resources as rl
 from kube_apiserver.admission.resourcequota.controller import QuotaEvaluator
 from kube_apiserver.api.core.resourcequota.evaluators import new_evaluators
@@ -69,10 +69,18 @@ def test_a_conflict_is_read_again_and_checked_against_the_new_usage():
                                'limited: pods=2')
 
 
-def test_conflicts_past_the_retries_fail_the_request():
+def test_conflicts_past_the_retries_fail_the_request_once_the_retry_window_is_closed(monkeypatch):
+    monkeypatch.setattr(controller, "CONFLICT_RETRY_WINDOW", 0.0)
     accessor = FakeAccessor(new_quota("100"), conflicts=10)
     [failed] = evaluate(accessor, create_pod("a"))
     assert isinstance(failed, errors.StatusError) and failed.code == 409
+    assert accessor.conflicts == 6  # the first write and upstream's 3 retries
+
+
+def test_conflicts_are_retried_while_other_servers_charge_the_quota():
+    accessor = FakeAccessor(new_quota("100"), conflicts=10)
+    assert evaluate(accessor, create_pod("a")) == [None]
+    assert accessor.conflicts == 0 and accessor.quota["status"]["used"] == {"pods": "2"}
 
 
 def test_concurrent_requests_of_a_namespace_are_charged_one_at_a_time():
@@ -80,6 +88,20 @@ def test_concurrent_requests_of_a_namespace_are_charged_one_at_a_time():
     results = evaluate(accessor, *(create_pod(f"p{i}") for i in range(5)))
     assert [r is None for r in results].count(True) == 3
     assert accessor.quota["status"]["used"] == {"pods": "3"}
+
+
+def test_a_burst_in_one_namespace_is_charged_in_one_status_write():
+    accessor = FakeAccessor(new_quota("3"))
+    results = evaluate(accessor, *(create_pod(f"p{i}") for i in range(5)))
+    assert [r is None for r in results] == [True, True, True, False, False]
+    assert accessor.writes == 1 and accessor.quota["status"]["used"] == {"pods": "3"}
+
+
+def test_a_batch_that_conflicts_is_checked_again_whole():
+    accessor = FakeAccessor(new_quota("3"), conflicts=1)  # another server charged one pod meanwhile
+    results = evaluate(accessor, *(create_pod(f"p{i}") for i in range(4)))
+    assert [r is None for r in results] == [True, True, False, False]
+    assert accessor.writes == 1 and accessor.quota["status"]["used"] == {"pods": "3"}
 
 
 def test_dry_run_is_checked_but_not_charged():
