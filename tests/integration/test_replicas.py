@@ -9,6 +9,10 @@ The tests run in file order on one set of replicas: the later ones stop replicas
 from __future__ import annotations
 
 import asyncio
+import http.client
+import json
+import ssl
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -56,6 +60,61 @@ def slice_addresses(replica: Replica) -> list[str]:
     response = replica.client.request("GET", SLICE)
     assert response.status == 200, response.body
     return [ip for endpoint in response.json().get("endpoints") or [] for ip in endpoint["addresses"]]
+
+
+def watch_events(replica: Replica, path: str, count: int, events: list[dict], ready: threading.Event) -> None:
+    """`count` events of a raw watch stream on `path` (which names its resourceVersion)."""
+    ctx = ssl.create_default_context(cafile=replica.client.ca_file)
+    conn = http.client.HTTPSConnection("127.0.0.1", replica.client.port, context=ctx, timeout=30)
+    conn.request("GET", path, headers={"Authorization": f"Bearer {replica.client.token}"})
+    response = conn.getresponse()
+    ready.set()
+    try:
+        while len(events) < count:
+            line = response.readline()
+            if not line:
+                return
+            events.append(json.loads(line))
+    finally:
+        conn.close()
+
+
+def test_a_write_through_one_replica_is_read_and_watched_once_in_order_on_every_other(replicas: ReplicaSet):
+    namespace = "default"
+    configmaps = f"/api/v1/namespaces/{namespace}/configmaps"
+    first = replicas.replicas[0].client.request("GET", configmaps)
+    assert first.status == 200, first.body
+    since = first.json()["metadata"]["resourceVersion"]
+    count, seen, threads = 18, [], []
+    for replica in replicas.replicas:
+        events: list[dict] = []
+        ready = threading.Event()
+        watch = f"{configmaps}?watch=1&resourceVersion={since}&labelSelector=fanout%3Dyes"
+        thread = threading.Thread(
+            target=watch_events, args=(replica, watch, count, events, ready), daemon=True
+        )
+        thread.start()
+        assert ready.wait(10)
+        seen.append(events)
+        threads.append(thread)
+    created = []
+    for i in range(count):
+        writer, reader = replicas.replicas[i % 3], replicas.replicas[(i + 1) % 3]
+        body = {"metadata": {"name": f"fanout-{i:02d}", "labels": {"fanout": "yes"}}, "data": {"i": str(i)}}
+        response = writer.client.request("POST", configmaps, body)
+        assert response.status == 201, response.body
+        created.append(response.json()["metadata"]["resourceVersion"])
+        got = reader.client.request(
+            "GET", f"{configmaps}/fanout-{i:02d}"
+        )  # read-your-writes on another replica
+        assert got.status == 200 and got.json()["data"] == {"i": str(i)}, got.body
+        listed = reader.client.request("GET", f"{configmaps}?labelSelector=fanout%3Dyes")  # a consistent list
+        assert [item["metadata"]["name"] for item in listed.json()["items"]][-1:] == [f"fanout-{i:02d}"]
+    for thread in threads:
+        thread.join(20)
+    for events in seen:  # every replica's watcher: each write once, in the order of the writes
+        assert [e["type"] for e in events] == ["ADDED"] * count
+        assert [e["object"]["metadata"]["resourceVersion"] for e in events] == created
 
 
 def test_each_replica_keeps_its_identity_lease(replicas: ReplicaSet):
