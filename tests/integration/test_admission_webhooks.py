@@ -525,3 +525,34 @@ def test_mutating_webhook_on_custom_resources_is_followed_by_their_schema(server
     created = server.request("POST", path, gizmo("g1"))
     assert created.status == 201, created.body
     assert created.json()["spec"] == {"size": "small"}
+
+
+def test_equivalent_versions_of_a_custom_resource_just_created(server, registry, hooks):
+    """A webhook for v2 of a CRD served a moment ago, matchPolicy Equivalent, is called for a v1 request
+    as v2 (the equivalent resource registry learns a CRD's versions as its handler installs them)."""
+    group = f"equiv{uuid.uuid4().hex[:6]}.example.com"
+    versions = [{"name": name, "served": True, "storage": name == "v1", "schema": {"openAPIV3Schema": {
+        "type": "object", "x-kubernetes-preserve-unknown-fields": True}}} for name in ("v1", "v2")]
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"doohickeys.{group}"},
+           "spec": {"group": group, "scope": "Namespaced", "versions": versions,
+                    "names": {"plural": "doohickeys", "singular": "doohickey", "kind": "Doohickey"}}}
+    assert server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status == 201
+    ns = registry.namespace()
+    path = f"/apis/{group}/v1/namespaces/{ns}/doohickeys"
+    wait_for(lambda: server.request("GET", path).status == 200)
+    rule = {"operations": ["CREATE"], "apiGroups": [group], "apiVersions": ["v2"], "resources": ["doohickeys"]}
+    registry.configure(False, f"{group}-cfg", registry.webhook(f"v2.{group}", "/allow", rules=[rule],
+                                                               matchPolicy="Equivalent", **scoped(registry, ns)))
+
+    def called() -> dict | None:
+        body = {"apiVersion": f"{group}/v1", "kind": "Doohickey", "metadata": {"name": "d1"}, "size": 3}
+        assert server.request("POST", f"{path}?dryRun=All", body).status == 201
+        return next((r["request"] for r in hooks.received.get("/allow", []) if r["request"].get("namespace") == ns),
+                    None)
+
+    request = wait_for(called, timeout=10)
+    assert request["resource"] == {"group": group, "version": "v2", "resource": "doohickeys"}
+    assert request["kind"] == {"group": group, "version": "v2", "kind": "Doohickey"}
+    assert request["requestKind"] == {"group": group, "version": "v1", "kind": "Doohickey"}
+    assert request["object"]["apiVersion"] == f"{group}/v2" and request["object"]["size"] == 3

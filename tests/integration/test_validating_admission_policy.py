@@ -228,6 +228,39 @@ def test_params_from_a_custom_resource(server: Server, policies: Policies) -> No
     assert server.request("POST", f"{path}?dryRun=All", deployment("web", 3)).status == 201
 
 
+def test_param_kind_served_after_the_policy(server: Server, policies: Policies) -> None:
+    """A paramKind no resource serves configures nothing (the policy fails); once its CRD is served the
+    REST mapper finds it (a miss reads discovery again) and the params, custom resources read through
+    the loopback client's informer, are used."""
+    group = f"later{next(_ids)}.example.com"
+    ns = policies.namespace()
+    policies.policy(f"threshold-{group}", [{"expression": "object.spec.replicas <= params.max",
+                                            "messageExpression": "'at most ' + string(params.max)"}],
+                    paramKind={"apiVersion": f"{group}/v1", "kind": "Threshold"})
+    policies.binding(f"threshold-b-{group}", f"threshold-{group}", ns,
+                     paramRef={"name": "t", "parameterNotFoundAction": "Deny"})
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments"
+    unknown = post_until(server, path, deployment("web", 4), 422)
+    assert unknown.json()["message"].endswith(
+        f"failed to configure policy: failed to find resource referenced by paramKind: '{group}/v1, Kind=Threshold'")
+    schema = {"type": "object", "properties": {"max": {"type": "integer"}}}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"thresholds.{group}"},
+           "spec": {"group": group, "scope": "Namespaced",
+                    "names": {"plural": "thresholds", "singular": "threshold", "kind": "Threshold"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": schema}}]}}
+    policies.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    thresholds = f"/apis/{group}/v1/namespaces/{ns}/thresholds"
+    wait_for(lambda: server.request("GET", thresholds).status == 200)
+    policies.create(thresholds, {"apiVersion": f"{group}/v1", "kind": "Threshold", "metadata": {"name": "t"},
+                                 "max": 2})
+    refused = post_until(server, path, deployment("web", 4), 422)
+    assert refused.json()["message"] == 'deployments.apps "web" is forbidden: ' + denial(
+        f"threshold-{group}", f"threshold-b-{group}", "at most 2")
+    assert server.request("POST", f"{path}?dryRun=All", deployment("web", 2)).status == 201
+
+
 def test_cluster_scoped_request_with_namespaced_params(server: Server, policies: Policies) -> None:
     rule = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["namespaces"]}
     policies.policy("ns-params", [{"expression": "true"}], rule, paramKind={"apiVersion": "v1", "kind": "ConfigMap"})

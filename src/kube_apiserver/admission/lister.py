@@ -12,7 +12,6 @@ from ..client.informers import Lister, SharedInformerFactory
 from ..client.rest import ResourceClient
 
 Object = dict[str, Any]
-RouteTable = dict[tuple[str, str], dict[str, Any]]
 LIVE_LIMIT = 10_000
 
 

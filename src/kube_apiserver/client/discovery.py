@@ -11,12 +11,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..apimachinery import deepjson, errors
+from .informers import EventHandler, SharedInformerFactory
 from .rest import LoopbackTransport, status_error
 
 Object = dict[str, Any]
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 # a miss reads discovery again at most this often (the mapper is asked per admission request)
 MIN_REFRESH_SECONDS = 1.0
+# what changes the served resources: a change to any of these makes the mapper read discovery again
+SERVED_RESOURCE_SOURCES = (
+    ("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
+    ("apiregistration.k8s.io", "v1", "apiservices"),
+)
 
 
 @dataclass(frozen=True)
@@ -125,12 +131,31 @@ class RESTMapper:
         self._stale = False
         self._reading: asyncio.Future[Mappings] | None = None
         self.reads = 0  # how many times discovery was read
+        self._follow: SharedInformerFactory | None = None
 
     def reset(self) -> None:
         """The served resources changed (a CRD or APIService): the next lookup reads discovery again."""
         self._stale = True
 
+    def follow(self, informers: SharedInformerFactory) -> None:
+        """Resets the mapper whenever a CRD or an APIService changes, watched from its first lookup on
+        (a server whose admission maps no kind starts no informer for it)."""
+        self._follow = informers
+
+    def _subscribe(self) -> None:
+        informers, self._follow = self._follow, None
+        if informers is None:
+            return
+        handler = EventHandler(
+            on_add=lambda _obj: self.reset(),
+            on_update=lambda _old, _new: self.reset(),
+            on_delete=lambda _obj: self.reset(),
+        )
+        for group, version, resource in SERVED_RESOURCE_SOURCES:
+            informers.for_resource(group, version, resource).add_event_handler(handler)
+
     async def _current(self, missed: bool = False) -> Mappings:
+        self._subscribe()
         loop = asyncio.get_running_loop()
         fresh = loop.time() - self._read_at < self.min_refresh
         if self._mappings is not None and not self._stale and (not missed or fresh):

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from collections import ChainMap
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..admission.certificates import CertificateApproval, CertificateSigning, CertificateSubjectRestriction
@@ -13,7 +12,7 @@ from ..admission.default_ingress_class import DefaultIngressClass
 from ..admission.default_storage_class import DefaultStorageClass
 from ..admission.default_toleration_seconds import DefaultTolerationSeconds
 from ..admission.interfaces import Chain
-from ..admission.lister import NamespacedLister, RouteTable
+from ..admission.lister import NamespacedLister
 from ..admission.namespace_lifecycle import NamespaceLifecycle
 from ..admission.podsecurity import PodSecurity, load_from_admission_config
 from ..admission.policy import ValidatingAdmissionPolicy
@@ -27,7 +26,9 @@ from ..admission.taint_nodes_by_condition import TaintNodesByCondition
 from ..admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
 from ..api.core.limitrange.admission import LimitRanger
 from ..api.core.resourcequota.evaluators import new_evaluators
+from ..apimachinery.equivalence import EquivalentResourceRegistry
 from ..authorization.authorizer import Authorizer
+from ..client.discovery import RESTMapper
 from ..client.informers import SharedInformerFactory
 from ..serviceaccount.claims import ObjectGetter
 
@@ -37,25 +38,18 @@ NamespaceGetter = Callable[[str], Awaitable[dict[str, Any] | None]]
 @dataclass
 class AdmissionPlugins:
     chain: Chain
-    # The plugins that map resources through the served routes (their REST mapper): bound once routes exist.
-    listers: list[Any] = field(default_factory=list)
-
-    def bind(self, group_versions: RouteTable, custom_resources: RouteTable | None = None) -> None:
-        """`custom_resources`: the apiextensions server's routes (policy params may be custom resources;
-        webhooks re-default and match equivalent versions of custom resources too)."""
-        every = ChainMap(group_versions, custom_resources or {})
-        for lister in self.listers:
-            if isinstance(lister, ValidatingAdmissionPolicy):
-                lister.bind(group_versions, custom_resources)
-            elif isinstance(lister, MutatingAdmissionWebhook | ValidatingAdmissionWebhook):
-                lister.bind(every)  # type: ignore[arg-type]
+    # The discovery REST mapper the plugins map kinds with (None without a loopback client).
+    rest_mapper: RESTMapper | None = None
 
 
 def new_admission(names: list[str], get_namespace: NamespaceGetter,
                   get_object: ObjectGetter | None = None, config_file: str = "",
-                  authorizer: Authorizer | None = None, informers: SharedInformerFactory | None = None) -> AdmissionPlugins:
+                  authorizer: Authorizer | None = None, informers: SharedInformerFactory | None = None,
+                  equivalents: EquivalentResourceRegistry | None = None) -> AdmissionPlugins:
     """`informers`: the loopback client's shared informers, which the plugins' listers read (each started
-    when first read) and the quota plugin writes through."""
+    when first read) and the quota plugin writes through; the REST mapper reads discovery through their
+    client. `equivalents`: the registry the API installer fills as it serves group versions (the webhook
+    and policy plugins' equivalent resources, conversion and defaulting)."""
     quotas, limit_ranges = QuotaAccessor(informers), NamespacedLister(informers, "limitranges")
     storage_classes = NamespacedLister(informers, "storageclasses", "storage.k8s.io")
     pods = NamespacedLister(informers, "pods")
@@ -75,9 +69,9 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
         "PersistentVolumeClaimResize": lambda: PersistentVolumeClaimResize(storage_classes),
         "RuntimeClass": lambda: RuntimeClass(runtime_classes),
         "DefaultIngressClass": lambda: DefaultIngressClass(ingress_classes),
-        "MutatingAdmissionWebhook": lambda: MutatingAdmissionWebhook(get_namespace),
-        "ValidatingAdmissionPolicy": lambda: ValidatingAdmissionPolicy(get_namespace, authorizer),
-        "ValidatingAdmissionWebhook": lambda: ValidatingAdmissionWebhook(get_namespace),
+        "MutatingAdmissionWebhook": lambda: MutatingAdmissionWebhook(get_namespace, equivalents),
+        "ValidatingAdmissionPolicy": lambda: ValidatingAdmissionPolicy(get_namespace, authorizer, equivalents),
+        "ValidatingAdmissionWebhook": lambda: ValidatingAdmissionWebhook(get_namespace, equivalents),
     }
     if authorizer is not None:  # the plugins that ask whether the requester may act on a signer
         factories["CertificateApproval"] = lambda: CertificateApproval(authorizer)
@@ -86,11 +80,13 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
     if get_object is not None:  # the service accounts pods run as, read from storage
         factories["ServiceAccount"] = lambda: ServiceAccount(get_object)
     plugins = [factories[name]() for name in names if name in factories]
-    if informers is not None:  # the plugin initializer's WantsExternalKubeInformerFactory
+    rest_mapper = None
+    if informers is not None:  # the plugin initializer's WantsExternalKubeInformerFactory and WantsRESTMapper
+        rest_mapper = RESTMapper(informers.client.discovery)
+        rest_mapper.follow(informers)
         for plugin in plugins:
             if hasattr(plugin, "set_informers"):
                 plugin.set_informers(informers)
-    # The webhook and policy plugins map resources (equivalents, conversion, params) through the routes.
-    listers = [p for p in plugins if isinstance(p, MutatingAdmissionWebhook | ValidatingAdmissionWebhook
-                                                | ValidatingAdmissionPolicy)]
-    return AdmissionPlugins(Chain(plugins), listers)
+            if hasattr(plugin, "set_rest_mapper"):
+                plugin.set_rest_mapper(rest_mapper)
+    return AdmissionPlugins(Chain(plugins), rest_mapper)

@@ -16,6 +16,7 @@ from ..api import schemas
 from ..api.core import podspec
 from ..api.resource import features as resource_features
 from ..apiextensions.server import new_apiextensions_server
+from ..apimachinery.equivalence import EquivalentResourceRegistry
 from ..apimachinery.openapischema import SchemaSource
 from ..authentication.loopback import loopback_authenticator, new_loopback_token
 from ..authentication.request import (
@@ -119,8 +120,9 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     # the RBAC authorizer's listers (its shared informers start with the server's)
     rbac_source = InformerRuleSource(informers) if "RBAC" in opts.authorization.modes else None
     authorizer = new_authorizer(opts.authorization.modes, rbac_source)  # ValidatingAdmissionPolicy asks it too
+    equivalents = EquivalentResourceRegistry()  # the servers' installers fill it, admission reads it
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
-                              opts.admission.config_file, authorizer, informers)
+                              opts.admission.config_file, authorizer, informers, equivalents)
     podspec.set_allow_privileged(opts.allow_privileged)
     resource_features.configure(opts.features.feature_gates)
     admin_token = admin.ensure_admin_credential(opts.data_dir)
@@ -142,6 +144,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
         version=version.VERSION,
         external_address=f"{host}:{opts.secure_port}",
         schemas=SchemaSource(schemas.definitions, schemas.schema_name),
+        equivalent_resources=equivalents,
     )
     try:
         opts.audit.apply_to(generic)
@@ -191,8 +194,6 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     services = ServiceResolver(config.informers)  # CRD conversion webhooks' services
     api_extensions = new_apiextensions_server(config.generic, EmptyDelegate(), config.extra.storage, services)
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
-    if config.admission is not None:
-        config.admission.bind(kube_api_server.restful.group_versions, api_extensions.restful.group_versions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles",
                                         lambda: bootstrap_roles(_loopback(config), config.rbac_source))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)

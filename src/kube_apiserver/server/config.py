@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..admission.interfaces import Chain
+from ..apimachinery.equivalence import EquivalentResourceRegistry
 from ..apimachinery.openapischema import NO_SCHEMAS, SchemaSource
 from ..authentication.interfaces import RequestAuthenticator
 from ..authorization.authorizer import Authorizer
@@ -71,6 +72,8 @@ class Config:
     audit_backend: AuditBackend | None = None
     audit_policy: PolicyRuleEvaluator | None = None  # with no policy nothing is audited, as upstream
     discovery: DiscoveryManager = field(default_factory=DiscoveryManager)
+    # What every installed group version serves, for admission's equivalent resources and conversions.
+    equivalent_resources: EquivalentResourceRegistry = field(default_factory=EquivalentResourceRegistry)
     schemas: SchemaSource = NO_SCHEMAS
     openapi: OpenAPIService = field(default_factory=OpenAPIService)
     lifecycle: LifecycleSignals = field(default_factory=LifecycleSignals)

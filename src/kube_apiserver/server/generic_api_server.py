@@ -99,11 +99,13 @@ class GenericAPIServer:
         gv = APIGroupVersion(group, version, storage, options, schemas or self.config.schemas)
         routes = gv.install()
         self.restful.add_group_version(group, version, routes)
+        self.config.equivalent_resources.register(group, version, {key: r.scope for key, r in routes.items()})
         self.config.discovery.add(GroupVersionDiscovery(group, version, gv.api_resources(routes)))
         self.config.openapi.add(group, version, routes, schemas)
 
     def remove_group_version(self, group: str, version: str) -> None:
         self.restful.remove_group_version(group, version)
+        self.config.equivalent_resources.unregister(group, version)
         self.config.discovery.remove(group, version)
         self.config.openapi.remove(group, version)
 

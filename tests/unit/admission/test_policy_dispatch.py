@@ -6,7 +6,6 @@ the authorizer."""
 from __future__ import annotations
 
 import asyncio
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,6 +17,12 @@ from kube_apiserver.admission.policy.params import ParamError, ParamResolver, co
 from kube_apiserver.admission.policy.source import PolicyHook
 from kube_apiserver.api.admissionregistration.defaults import default_binding, default_policy
 from kube_apiserver.apimachinery import errors
+from kube_apiserver.client.discovery import (
+    GroupVersionKind,
+    GroupVersionResource,
+    NoMatchError,
+    RESTMapping,
+)
 from kube_apiserver.client.informers import SharedIndexInformer
 from kube_apiserver.registry.context import UserInfo
 
@@ -42,10 +47,16 @@ class FakeInformers:
         return informer
 
 
-def routes(items: list[dict[str, Any]], namespaced: bool = True) -> dict[tuple[str, str], dict[str, Any]]:
-    info = SimpleNamespace(kind="ConfigMap", namespaced=namespaced)
-    route = SimpleNamespace(scope=SimpleNamespace(info=info, storage=None))
-    return {("", "v1"): {"configmaps": route, "configmaps/status": route}}
+class FakeRESTMapper:
+    """A discovery REST mapper that knows one kind: v1 ConfigMap, served as configmaps."""
+
+    def __init__(self, namespaced: bool = True):
+        self.namespaced = namespaced
+
+    async def rest_mapping(self, kind: GroupVersionKind) -> RESTMapping:
+        if kind != GroupVersionKind("", "v1", "ConfigMap"):
+            raise NoMatchError(f"no matches for {kind}")
+        return RESTMapping(GroupVersionResource("", "v1", "configmaps"), kind, self.namespaced)
 
 
 def configmap(name: str, namespace: str = "default", labels: dict[str, str] | None = None,
@@ -91,7 +102,7 @@ def plugin(hooks: list[tuple[dict[str, Any], list[dict[str, Any]]]], params: lis
         return NAMESPACES.get(name)
 
     built = ValidatingAdmissionPolicy(get_namespace, authorizer)
-    built.bind({}, routes(params or [], namespaced_params))
+    built.set_rest_mapper(FakeRESTMapper(namespaced_params))  # type: ignore[arg-type]
     built.params.set_informers(FakeInformers(params or []))  # type: ignore[arg-type]
     compiled = [PolicyHook(p, b, compile_policy(p)) for p, b in hooks]
 
@@ -199,9 +210,9 @@ def test_params_by_name_and_selector() -> None:
 ])
 def test_param_ref_errors(ref: dict[str, Any], namespaced: bool, namespace: str, message: str) -> None:
     resolver = ParamResolver()
-    resolver.bind(routes([], namespaced))
+    resolver.set_rest_mapper(FakeRESTMapper(namespaced))  # type: ignore[arg-type]
     resolver.set_informers(FakeInformers([]))  # type: ignore[arg-type]
-    source = resolver.resolve(CONFIGMAP_PARAMS)
+    source = asyncio.run(resolver.resolve(CONFIGMAP_PARAMS))
     with pytest.raises(ParamError, match="^" + message.replace("(", r"\(") + "$"):
         asyncio.run(collect_params(CONFIGMAP_PARAMS, source, ref, namespace))
 

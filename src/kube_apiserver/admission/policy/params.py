@@ -1,16 +1,17 @@
 """Policy parameters (policy/generic policy_source.go ensureParamsForPolicyLocked and
-policy_dispatcher.go CollectParams): the resource a paramKind names, and the params a binding's
-paramRef selects from it, read from the resource's shared informer (started when first needed)."""
+policy_dispatcher.go CollectParams): the resource a paramKind names (through the discovery REST mapper), and
+the params a binding's paramRef selects from it, read from the resource's shared informer on the loopback
+client (started when first needed; any resource, custom resources included)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from ...apimachinery import labels
+from ...apimachinery import errors, labels
 from ...apimachinery.schema import parse_group_version
+from ...client.discovery import GroupVersionKind, NoMatchError, RESTMapper
 from ...client.informers import Lister, SharedIndexInformer, SharedInformerFactory
-from ..lister import RouteTable
 
 Object = dict[str, Any]
 
@@ -31,29 +32,34 @@ class ParamSource:
 
 
 class ParamResolver:
-    """The REST mapper over the served routes: the kube-apiserver's and (bound when served) the custom
-    resources'. Looked up per request, so that a CRD established later is found."""
+    """The paramKind's resource, found with the discovery REST mapper (WantsRESTMapper), whose informer
+    holds the params. Looked up per request, so that a CRD established later is found: a kind the
+    mapper does not know makes it read discovery again."""
 
     def __init__(self) -> None:
-        self.tables: list[RouteTable] = []
+        self.rest_mapper: RESTMapper | None = None
         self.informers: SharedInformerFactory | None = None
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
         self.informers = informers
 
-    def bind(self, *tables: RouteTable) -> None:
-        self.tables = [table for table in tables if table is not None]
+    def set_rest_mapper(self, rest_mapper: RESTMapper) -> None:
+        self.rest_mapper = rest_mapper
 
-    def resolve(self, param_kind: Object) -> ParamSource:
+    async def resolve(self, param_kind: Object) -> ParamSource:
         """The paramKind's resource; ParamError (a configuration error of the policy) when unknown."""
         api_version, kind = str(param_kind.get("apiVersion") or ""), str(param_kind.get("kind") or "")
         group, version = parse_group_version(api_version) or ("", "")
-        for table in self.tables:
-            for key, route in table.get((group, version), {}).items():
-                info = route.scope.info
-                if "/" not in key and info.kind == kind and self.informers is not None:
-                    return ParamSource(self.informers.for_resource(group, version, key), info.namespaced)
-        raise ParamError(f"failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind}'")
+        not_found = ParamError(f"failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind}'")
+        if self.rest_mapper is None or self.informers is None:
+            raise not_found
+        try:
+            mapping = await self.rest_mapper.rest_mapping(GroupVersionKind(group, version, kind))
+        except (NoMatchError, errors.StatusError):
+            raise not_found from None
+        resource = mapping.resource
+        informer = self.informers.for_resource(resource.group, resource.version, resource.resource)
+        return ParamSource(informer, mapping.namespaced)
 
 
 def _selector(selector: Any) -> labels.Selector:

@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.equivalence import EquivalentResourceRegistry
 from ...apimachinery.schema import parse_group_version
 from ...authorization.authorizer import Attributes as AuthorizationAttributes
 from ...authorization.authorizer import Authorizer
 from ...cel.library import authz
+from ...client.discovery import RESTMapper
 from ...client.informers import SharedInformerFactory
 from ...registry.context import UserInfo
 from ..interfaces import CONNECT, CREATE, DELETE, UPDATE, Attributes, forbidden
-from ..lister import RouteTable
 from ..webhook.generic import NamespaceGetter, add_warnings
 from ..webhook.matching import Match, matches
 from ..webhook.predicates import NamespaceLabels
@@ -50,18 +51,18 @@ def _name(obj: Object) -> str:
 
 
 class ValidatingAdmissionPolicy:
-    def __init__(self, get_namespace: NamespaceGetter, authorizer: Authorizer | None = None):
+    def __init__(self, get_namespace: NamespaceGetter, authorizer: Authorizer | None = None,
+                 equivalents: EquivalentResourceRegistry | None = None):
+        """`equivalents`: the server's registry of what it serves (matchPolicy Equivalent, conversion)."""
         self.source = PolicySource()
         self.namespaces = NamespaceLabels(get_namespace)
-        self.mapper = ResourceMapper()
+        self.mapper = ResourceMapper(equivalents)
         self.params = ParamResolver()
         self.authorizer = authorizer
 
-    def bind(self, group_versions: RouteTable, custom_resources: RouteTable | None = None) -> None:
-        """The REST mapping: the kube-apiserver's routes; `custom_resources` (the apiextensions server's)
-        for CRD params."""
-        self.mapper.bind(group_versions)
-        self.params.bind(group_versions, custom_resources)
+    def set_rest_mapper(self, rest_mapper: RESTMapper) -> None:
+        """WantsRESTMapper: the paramKinds' resources."""
+        self.params.set_rest_mapper(rest_mapper)
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
         """WantsExternalKubeInformerFactory: policies, bindings, namespaces and params from shared informers."""
@@ -135,7 +136,7 @@ class Dispatch:
             if parse_group_version(str(param_kind.get("apiVersion") or "")) is None:
                 return  # the policy source leaves out a policy whose paramKind cannot be parsed
             try:
-                source = self.plugin.params.resolve(param_kind)
+                source = await self.plugin.params.resolve(param_kind)
             except ParamError as err:
                 self._config_error(hook, None, str(err))
                 return
@@ -158,7 +159,7 @@ class Dispatch:
         if not params:
             return
         try:
-            obj, old = self._versioned(found)
+            obj, old = await self._versioned(found)
         except Exception as err:  # noqa: BLE001 - a conversion failure configures nothing
             self._config_error(hook, binding, f"failed to convert object version: {err}")
             return
@@ -199,11 +200,11 @@ class Dispatch:
             base["authorizer"] = authorizer_value(self.attrs, self.request.resource)
         return base
 
-    def _versioned(self, found: Match) -> tuple[Object | None, Object | None]:
+    async def _versioned(self, found: Match) -> tuple[Object | None, Object | None]:
         """The objects as the matched resource's version serves them."""
         convert, source, sub = self.plugin.mapper.convert, self.request.resource, self.request.subresource
-        return (with_type(convert(self.attrs.object, source, found.resource, sub), found.kind),
-                with_type(convert(self.attrs.old_object, source, found.resource, sub), found.kind))
+        return (with_type(await convert(self.attrs.object, source, found.resource, sub), found.kind),
+                with_type(await convert(self.attrs.old_object, source, found.resource, sub), found.kind))
 
     async def _namespace_object(self) -> Object | None:
         """The request's namespace (none for a namespace itself); a missing one fails the request."""

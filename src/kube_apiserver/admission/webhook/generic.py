@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import deepjson, errors
+from ...apimachinery.equivalence import EquivalentResourceRegistry
 from ...client.informers import SharedInformerFactory
 from ..interfaces import Attributes
-from ..lister import RouteTable
 from .client import CallError, WebhookClient
 from .conditions import admission_request, operation_options
 from .errors import CallingError, RejectionError, dry_run_unsupported, to_status_error
@@ -55,18 +55,17 @@ class Versioned:
 
 
 class Webhook:
-    """The plugin base: configuration source, matchers, and the client; bound once routes exist."""
+    """The plugin base: configuration source, matchers, and the client."""
 
-    def __init__(self, source: HookSource, get_namespace: NamespaceGetter):
+    def __init__(self, source: HookSource, get_namespace: NamespaceGetter,
+                 equivalents: EquivalentResourceRegistry | None = None):
+        """`equivalents`: the server's registry of what it serves (equivalent resources, conversion and
+        defaulting between their versions)."""
         self.source = source
         self.namespaces = NamespaceLabels(get_namespace)
-        self.mapper = ResourceMapper()
+        self.mapper = ResourceMapper(equivalents)
         self.resolver = ServiceResolver()
         self.client = WebhookClient(self.resolver)
-
-    def bind(self, group_versions: RouteTable) -> None:
-        """The REST mapping of the served routes (equivalent resources, conversion, defaulting)."""
-        self.mapper.bind(group_versions)
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
         """WantsExternalKubeInformerFactory: configurations, namespaces and the services webhooks are reached
@@ -110,26 +109,26 @@ class Webhook:
         if not match_object_selector(hook.selector("objectSelector"), request):
             return None
         if hook.conditions:
-            result = hook.conditions.match(self.cel_activation(invocation, attrs))
+            result = hook.conditions.match(await self.cel_activation(invocation, attrs))
             if result.error:
                 raise errors.forbidden(request.resource.resource, request.resource.group, attrs.name, result.error)
             if not result.matches:
                 return None
         return invocation
 
-    def versioned(self, invocation: Invocation, attrs: Attributes) -> Versioned:
+    async def versioned(self, invocation: Invocation, attrs: Attributes) -> Versioned:
         source = self.request(attrs).resource
         convert = self.mapper.convert
-        return Versioned(convert(attrs.object, source, invocation.resource, invocation.subresource),
-                         convert(attrs.old_object, source, invocation.resource, invocation.subresource))
+        return Versioned(await convert(attrs.object, source, invocation.resource, invocation.subresource),
+                         await convert(attrs.old_object, source, invocation.resource, invocation.subresource))
 
     def request_fields(self, invocation: Invocation, attrs: Attributes) -> Object:
         request = self.request(attrs)
         return admission_request(attrs, invocation.resource, invocation.kind, request.resource, request.kind,
                                  invocation.subresource)
 
-    def cel_activation(self, invocation: Invocation, attrs: Attributes) -> Object:
-        versioned = self.versioned(invocation, attrs)
+    async def cel_activation(self, invocation: Invocation, attrs: Attributes) -> Object:
+        versioned = await self.versioned(invocation, attrs)
         request = self.request_fields(invocation, attrs)
         request["dryRun"] = attrs.dry_run
         request["options"] = operation_options(attrs)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from ...apimachinery import errors
+from ...apimachinery.equivalence import EquivalentResourceRegistry
 from ...apimachinery.field import go_quote
 from ...apimachinery.patch import json_patch
 from ..interfaces import Attributes
@@ -38,8 +39,8 @@ class Reinvocation:
 
 
 class MutatingAdmissionWebhook(Webhook):
-    def __init__(self, get_namespace: NamespaceGetter):
-        super().__init__(HookSource("mutatingwebhookconfigurations", mutating=True), get_namespace)
+    def __init__(self, get_namespace: NamespaceGetter, equivalents: EquivalentResourceRegistry | None = None):
+        super().__init__(HookSource("mutatingwebhookconfigurations", mutating=True), get_namespace, equivalents)
 
     async def admit(self, attrs: Attributes) -> None:
         _request, hooks = await self.relevant_hooks(attrs)
@@ -84,7 +85,7 @@ class MutatingAdmissionWebhook(Webhook):
     async def _mutate(self, invocation: Invocation, attrs: Attributes) -> bool:
         """callAttrMutatingHook: calls the webhook and applies its patch to attrs.object."""
         hook = invocation.hook
-        versioned = self.versioned(invocation, attrs)
+        versioned = await self.versioned(invocation, attrs)
         response = await self.call(invocation, attrs, versioned)
         if not response.patch:
             return False
@@ -111,6 +112,6 @@ class MutatingAdmissionWebhook(Webhook):
             raise errors.internal_error("json: cannot unmarshal into Go value of type object")
         changed = patched != versioned.object
         self.mapper.default(patched, invocation.resource, invocation.subresource)
-        attrs.object = self.mapper.convert(patched, invocation.resource, self.request(attrs).resource,
+        attrs.object = await self.mapper.convert(patched, invocation.resource, self.request(attrs).resource,
                                            invocation.subresource)
         return changed

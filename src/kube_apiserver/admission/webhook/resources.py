@@ -1,13 +1,15 @@
-"""The equivalent resource mapper (k8s runtime.EquivalentResourceMapper) over the served routes:
-resources are equivalent when they are one storage served at several group/versions (core and
-events.k8s.io events, autoscaling v1 and v2 HPAs). Also converts an object between equivalent versions
-and applies a version's defaults, which matchPolicy Equivalent and webhook patches need."""
+"""The equivalent resource mapper (k8s runtime.EquivalentResourceMapper) over the server's equivalent
+resource registry (what the API installer registered as it installed each group version, custom
+resources' included): resources are equivalent when they are one storage served at several group/versions
+(core and events.k8s.io events, autoscaling v1 and v2 HPAs). Also converts an object between equivalent
+versions and applies a version's defaults (the request scopes' object interfaces), which matchPolicy
+Equivalent and webhook patches need."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..lister import RouteTable
+from ...apimachinery.equivalence import EquivalentResourceRegistry
 from .rules import GVK, GVR, Request
 
 Object = dict[str, Any]
@@ -33,35 +35,30 @@ def _identity(storage: Any) -> str | None:
 
 
 class ResourceMapper:
-    def __init__(self) -> None:
-        self.group_versions: RouteTable = {}
+    def __init__(self, registry: EquivalentResourceRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else EquivalentResourceRegistry()
         self._by_identity: dict[tuple[str, str], list[GVR]] | None = None
         self._by_kind_version: dict[tuple[str, str, str, str], GVR] = {}
-        self._indexed: tuple[Any, ...] = ()
-
-    def bind(self, group_versions: RouteTable) -> None:
-        self.group_versions = group_versions
-        self._by_identity = None
+        self._indexed = -1
 
     def storage(self, resource: GVR, subresource: str) -> Any:
         key = f"{resource.resource}/{subresource}" if subresource else resource.resource
-        route = self.group_versions.get((resource.group, resource.version), {}).get(key)
-        return route.scope.storage if route is not None else None
+        scope = self.registry.scope(resource.group, resource.version, key)
+        return scope.storage if scope is not None else None
 
     def _index(self) -> dict[tuple[str, str], list[GVR]]:
-        # Custom resources come and go: the index follows the routes it was built from.
-        current = tuple((gv, id(routes)) for gv, routes in self.group_versions.items())
-        if current != self._indexed:
-            self._by_identity, self._indexed = None, current
+        # Custom resources come and go: the index follows the registry's generation it was built from.
+        if self.registry.generation != self._indexed:
+            self._by_identity, self._indexed = None, self.registry.generation
         if self._by_identity is None:
             self._by_identity, self._by_kind_version = {}, {}
-            for (group, version), routes in self.group_versions.items():
-                for key, route in routes.items():
+            for (group, version), scopes in self.registry.group_versions.items():
+                for key, scope in scopes.items():
                     resource, _, sub = key.partition("/")
-                    info = route.scope.info
+                    info = scope.info
                     if (info.group, info.version) != (group, version):  # a subresource of another kind (scale)
                         self._by_kind_version[(info.group, info.version, resource, sub)] = GVR(group, version, resource)
-                    identity = _identity(route.scope.storage)
+                    identity = _identity(scope.storage)
                     if identity is not None:
                         self._by_identity.setdefault((identity, sub), []).append(GVR(group, version, resource))
         return self._by_identity
@@ -88,10 +85,16 @@ class ResourceMapper:
         info = getattr(storage, "info", None)
         return None if info is None else GVK(info.group, info.version, info.kind)
 
-    def convert(self, obj: Object | None, source: GVR, target: GVR, subresource: str) -> Object | None:
-        """`obj` as served at `target`, from its form at `source` (through the stored version)."""
+    async def convert(self, obj: Object | None, source: GVR, target: GVR, subresource: str) -> Object | None:
+        """`obj` as served at `target`, from its form at `source` (through the stored version; a custom
+        resource through its CRD's converter, its webhook included)."""
         if obj is None or source == target:
             return obj
+        inner, _ = _unwrap(self.storage(target, subresource))
+        converter = getattr(getattr(inner, "storage", None), "converter", None)
+        if converter is not None:  # a custom resource's versions convert into each other directly
+            api_version = f"{target.group}/{target.version}" if target.group else target.version
+            return (await converter.convert([obj], api_version))[0]
         _, to_source = _unwrap(self.storage(source, subresource))
         _, to_target = _unwrap(self.storage(target, subresource))
         stored = to_source.to_stored(obj) if to_source is not None else obj

@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 from ...apimachinery import errors
+from ...apimachinery.equivalence import EquivalentResourceRegistry
 from ..interfaces import Attributes
 from .errors import CallingError, RejectionError, fail_closed
 from .generic import Invocation, NamespaceGetter, Webhook
@@ -17,8 +18,8 @@ PLUGIN_NAME = "ValidatingAdmissionWebhook"
 
 
 class ValidatingAdmissionWebhook(Webhook):
-    def __init__(self, get_namespace: NamespaceGetter):
-        super().__init__(HookSource("validatingwebhookconfigurations", mutating=False), get_namespace)
+    def __init__(self, get_namespace: NamespaceGetter, equivalents: EquivalentResourceRegistry | None = None):
+        super().__init__(HookSource("validatingwebhookconfigurations", mutating=False), get_namespace, equivalents)
 
     async def validate(self, attrs: Attributes) -> None:
         request, hooks = await self.relevant_hooks(attrs)
@@ -40,7 +41,7 @@ class ValidatingAdmissionWebhook(Webhook):
         """The error this webhook fails the request with, if any."""
         hook = invocation.hook
         try:
-            await self.call(invocation, attrs, self.versioned(invocation, attrs))
+            await self.call(invocation, attrs, await self.versioned(invocation, attrs))
         except CallingError as err:
             if hook.ignores_failures:
                 log.warning("Failed calling webhook, failing open %s: %s", hook.name, err)
