@@ -131,3 +131,44 @@ def test_an_ip_address_allocated_for_an_unwritten_service_survives_another_repli
     replicas.call(repairs(third).cluster_ips.run_once())
     assert first.client.request("GET", f"{IPS}/10.0.0.40").status == 404
     assert create(third, node_port_service("after-restart"))[0] == 201
+
+
+# ---- with the reference kube-apiserver v1.20.2 on the same etcd ----
+
+
+@pytest.fixture
+def with_reference(etcd: Any, tmp_path: Any) -> Iterator[tuple[ReplicaSet, Any]]:
+    """This server and kube-apiserver v1.20.2 (test_reference_interop's) on one etcd."""
+    import test_reference_interop as interop
+
+    if not interop.KUBE_APISERVER.exists():
+        pytest.skip("the reference kube-apiserver (../shared/reference/build.sh) is not built")
+    ours = replica_set(str(tmp_path / "ours"), 1, etcd.endpoints)
+    try:
+        reference = interop.start_reference(tmp_path / "reference", etcd.endpoints)
+        try:
+            yield ours, reference
+        finally:
+            interop.stop_reference(reference)
+    finally:
+        ours.close()
+
+
+def test_the_reference_kube_apiserver_and_this_server_share_the_node_port_bitmap(with_reference):
+    group, reference = with_reference
+    ours = group.replicas[0]
+    prefix = "interop"  # names no other test of the shared etcd uses
+    assert create(ours, node_port_service(f"{prefix}-ours", 30080))[0] == 201
+    theirs = node_port_service(f"{prefix}-theirs", 30080)
+    theirs["spec"]["clusterIP"] = "10.0.0.200"  # its v1.20 cluster IP bitmap does not know our IPAddresses
+    status, refused = reference.request("POST", SVCS, theirs)
+    assert status == 422 and refused["message"].endswith("30080: provided port is already allocated"), refused
+    theirs["spec"]["ports"][0]["nodePort"] = 30081
+    status, created = reference.request("POST", SVCS, theirs)
+    assert status == 201, created
+    assert group.call(group.kv.get(NODE_PORTS_KEY)).value.startswith(b"k8s\x00")  # its protobuf, read here
+    assert {30080, 30081} <= set(stored_node_ports(group))
+    status, refused = create(ours, node_port_service(f"{prefix}-again", 30081))
+    assert status == 422 and refused["message"].endswith("30081: provided port is already allocated"), refused
+    assert reference.request("DELETE", f"{SVCS}/{prefix}-theirs")[0] == 200
+    assert create(ours, node_port_service(f"{prefix}-again", 30081))[0] == 201
