@@ -317,13 +317,27 @@ class LeaderElector:
             return True
         now = micro_time(self.wall_clock())
         record = LeaderElectionRecord("", 1, now, now, self.observed_record.leader_transitions)
+        lease = self.observed_lease
         try:
-            updated = await self.client.update(self._lease_object(record, self.observed_lease))
+            try:
+                updated = await self.client.update(self._lease_object(record, lease))
+            except errors.StatusError as err:
+                if err.code != 409:
+                    raise
+                # a renewal cancelled by the stop may have been written without being observed
+                lease = await self.client.get(self.config.resource_namespace, self.config.resource_name)
+                if lease is None or self._holder(lease) != self.identity:
+                    raise
+                updated = await self.client.update(self._lease_object(record, lease))
         except errors.StatusError as err:
             log.error("Failed to release lease %s: %s", self.name, err.message)
             return False
         self._observe(updated)
         return True
+
+    @staticmethod
+    def _holder(lease: Object) -> str:
+        return (lease.get("spec") or {}).get("holderIdentity") or ""
 
     def _lease_object(self, record: LeaderElectionRecord, current: Object | None) -> Object:
         meta: Object = {"name": self.config.resource_name, "namespace": self.config.resource_namespace}

@@ -1,9 +1,9 @@
 """The `kubernetes` Service in `default` and its Endpoints and EndpointSlice, pointing at this server's
 advertise address and secure port (pkg/controlplane/controller/kubernetesservice, with the endpoints
-of reconcilers.EndpointsAdapter). The Service
-is created when missing, never reconciled; the endpoints (addresses and ports) are reset every
-interval when they differ. Which addresses they list is the endpoint reconciler's (reconcilers.py: with
-`lease`, every live replica's); a clean stop takes this replica's address out (RemoveEndpoints)."""
+of reconcilers.EndpointsAdapter). The Service is created when missing, never reconciled; the endpoints
+(addresses and ports) are reset every interval when they differ. Which addresses they list is the
+endpoint reconciler's (reconcilers.py: with `lease`, every live replica's); a clean stop takes this
+replica's address out (RemoveEndpoints). The allocation repair is api/core/service/repair.py's."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ NAMESPACE = "default"
 PORT_NAME = "https"
 SERVICE_PORT = 443
 INTERVAL_SECONDS = 10.0  # --endpoint-reconciler interval
+SYNC_ATTEMPTS = 3
 SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 
@@ -98,22 +99,30 @@ class KubernetesServiceController:
         return False
 
     async def sync(self) -> None:
-        """UpdateKubernetesService; a failure is logged and tried again at the next interval."""
-        try:
-            if self.config.service_ip:
-                await self.ensure_service()
-            if self._publishes_endpoints():
-                current = await self._current_addresses()
-                addresses = await self.config.reconciler.addresses(self.config.public_ip, current)
-                if addresses is not None:
-                    await self.ensure_endpoints(addresses)
-                    await self.ensure_endpoint_slice(addresses)
-        except errors.StatusError as err:
-            message = f"unable to sync kubernetes service: {err.message}"
-            log.log(logging.DEBUG if message == self._last_error else logging.ERROR, message)
-            self._last_error = message
-        else:
+        """UpdateKubernetesService; a failure is logged and tried again at the next interval. Replicas
+        starting together race to create and update the same objects: a conflict is read again at once."""
+        for attempt in range(SYNC_ATTEMPTS):
+            try:
+                await self._sync_once()
+            except errors.StatusError as err:
+                if err.code == 409 and attempt + 1 < SYNC_ATTEMPTS:
+                    continue
+                message = f"unable to sync kubernetes service: {err.message}"
+                log.log(logging.DEBUG if message == self._last_error else logging.ERROR, message)
+                self._last_error = message
+                return
             self._last_error = ""
+            return
+
+    async def _sync_once(self) -> None:
+        if self.config.service_ip:
+            await self.ensure_service()
+        if self._publishes_endpoints():
+            current = await self._current_addresses()
+            addresses = await self.config.reconciler.addresses(self.config.public_ip, current)
+            if addresses is not None:
+                await self.ensure_endpoints(addresses)
+                await self.ensure_endpoint_slice(addresses)
 
     def service(self) -> Object:
         return {"apiVersion": "v1", "kind": "Service",
@@ -133,8 +142,9 @@ class KubernetesServiceController:
         try:
             await store.create(self._ctx(), obj)
             log.info("created the kubernetes service with cluster IP %s", self.config.service_ip)
-        except errors.StatusError as err:
-            if err.code != 409:
+        except errors.StatusError:
+            # another replica created it meanwhile: its cluster IP was then taken (422) or its name (409)
+            if await self._get(store, NAME) is None:
                 raise
 
     def _port(self) -> Object:

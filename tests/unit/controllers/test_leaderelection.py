@@ -148,6 +148,36 @@ def test_release_empties_the_holder_so_the_next_candidate_acquires_at_once():
     asyncio.run(main())
 
 
+def test_release_after_a_renewal_written_but_not_observed_still_empties_the_holder():
+    """A stop cancels the renew loop while its update is in flight: the lease was written (a newer
+    resourceVersion) but the elector never saw the answer, so its release conflicts: it reads the lease
+    again, finds itself holding it, and releases that."""
+
+    async def main() -> None:
+        leases = FakeLeases()
+        a = elector(leases, "a")
+        await a.try_acquire_or_renew()
+        await leases.update(copy.deepcopy(leases.lease))  # the unobserved renewal
+        assert await a.release()
+        assert leases.lease["spec"]["holderIdentity"] == ""
+
+    asyncio.run(main())
+
+
+def test_release_leaves_a_lease_another_candidate_holds_now():
+    async def main() -> None:
+        leases = FakeLeases()
+        a = elector(leases, "a")
+        await a.try_acquire_or_renew()
+        taken = copy.deepcopy(leases.lease)
+        taken["spec"]["holderIdentity"] = "b"
+        await leases.update(taken)
+        assert not await a.release()
+        assert leases.lease["spec"]["holderIdentity"] == "b"
+
+    asyncio.run(main())
+
+
 def test_a_sole_candidate_takes_a_dead_processs_lease_at_once():
     async def main() -> None:
         leases, clock = FakeLeases(), FakeClock()

@@ -4,10 +4,14 @@ master-count; none) and the apiserver identity Lease's name and expiry."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
+from kube_apiserver.apimachinery import errors
 from kube_apiserver.controlplane.identitylease import identity_lease_name, lease_expired
+from kube_apiserver.controlplane.kubernetesservice import KubernetesServiceConfig, KubernetesServiceController
 from kube_apiserver.controlplane.reconcilers import (
     LeaseReconciler,
     MasterCountReconciler,
@@ -81,3 +85,48 @@ def test_an_identity_lease_expires_after_its_duration_or_when_incomplete():
     assert lease_expired({"spec": {"renewTime": old, "leaseDurationSeconds": 3600}}, now)
     assert lease_expired({"spec": {"leaseDurationSeconds": 3600}}, now)
     assert lease_expired({"spec": {"renewTime": renewed}}, now)
+
+
+class RacingStore:
+    """A store where another replica creates the object between this one's read and its create."""
+
+    def __init__(self, resource: str, group: str, rival: dict) -> None:
+        self.resource, self.group, self.rival = resource, group, rival
+        self.objects: dict[str, dict] = {}
+        self.strategy = SimpleNamespace(default=lambda obj: None)
+
+    async def get(self, ctx, name: str) -> dict:  # noqa: ANN001 - registry Context
+        if name not in self.objects:
+            raise errors.not_found(self.resource, self.group, name)
+        return self.objects[name]
+
+    async def create(self, ctx, obj: dict) -> dict:  # noqa: ANN001
+        name = obj["metadata"]["name"]
+        if name not in self.objects:  # the rival's create lands first
+            self.objects[name] = {**self.rival, "metadata": {**obj["metadata"], "resourceVersion": "1"}}
+            raise errors.already_exists(self.resource, self.group, name)
+        raise errors.already_exists(self.resource, self.group, name)
+
+    async def update(self, ctx, name: str, info) -> tuple[dict, bool]:  # noqa: ANN001
+        self.objects[name] = await info.transform(ctx, self.objects[name])
+        return self.objects[name], False
+
+
+def test_replicas_racing_to_create_the_kubernetes_endpoints_converge_without_an_error(caplog):
+    """Replicas starting together both find no Endpoints and create them; the loser reads them again at
+    once and writes its addresses, instead of logging an error and waiting an interval."""
+    endpoints = RacingStore("endpoints", "", {"subsets": []})
+    slices = RacingStore("endpointslices", "discovery.k8s.io", {"endpoints": [], "addressType": "IPv4"})
+    routes = {
+        ("", "v1"): {"endpoints": SimpleNamespace(scope=SimpleNamespace(storage=endpoints))},
+        ("discovery.k8s.io", "v1"): {
+            "endpointslices": SimpleNamespace(scope=SimpleNamespace(storage=slices))
+        },
+    }
+    config = KubernetesServiceConfig("", "192.0.2.7", lambda: 6443)
+    controller = KubernetesServiceController(SimpleNamespace(group_versions=routes), config)
+    with caplog.at_level(logging.INFO):
+        asyncio.run(controller.sync())
+    assert [r.message for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert endpoints.objects["kubernetes"]["subsets"][0]["addresses"] == [{"ip": "192.0.2.7"}]
+    assert slices.objects["kubernetes"]["endpoints"][0]["addresses"] == ["192.0.2.7"]
