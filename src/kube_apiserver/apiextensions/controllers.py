@@ -90,6 +90,10 @@ class CRDControllers(InformerController):
         self.informers = [Informer(resource, self._on_event)]
         self.ctx = Context("", CONTROLLER_USER)
 
+    async def stop(self) -> None:
+        await super().stop()
+        await self.serving.stop()
+
     async def _on_event(self, resource: Resource, event_type: str, obj: Object) -> None:
         name = obj["metadata"]["name"]
         if event_type == DELETED:

