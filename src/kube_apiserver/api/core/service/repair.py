@@ -231,6 +231,8 @@ class ClusterIPRepair:
                 continue
             current = addresses.get(ip)
             if current is None:
+                if ip not in cluster_ips(await self._service(svc["metadata"]) or {}):
+                    continue  # deleted since it was listed, its IPAddress released after it: not to revive
                 log.error(
                     "the ClusterIP [%s]: %s for Service %s is not allocated; repairing",
                     self.ips.family,
