@@ -342,12 +342,15 @@ class ServiceRepairController:
                 self._run(self._repair_cluster_ips, lambda: self.cluster_ip_interval, synced[1])
             ),
         ]
-        try:
-            await asyncio.wait_for(
-                asyncio.gather(*(event.wait() for event in synced)), FIRST_RUN_TIMEOUT_SECONDS
-            )
-        except TimeoutError:
-            raise RuntimeError("unable to perform initial IP and Port allocation check") from None
+        first_runs = asyncio.ensure_future(asyncio.gather(*(event.wait() for event in synced)))
+        done, _ = await asyncio.wait(
+            {first_runs, *self._tasks}, timeout=FIRST_RUN_TIMEOUT_SECONDS, return_when=asyncio.FIRST_COMPLETED
+        )
+        if first_runs in done:
+            return
+        first_runs.cancel()
+        if not done:  # neither succeeded in time (a stop during the wait ends it quietly)
+            raise RuntimeError("unable to perform initial IP and Port allocation check")
 
     async def stop(self) -> None:
         for task in self._tasks:
