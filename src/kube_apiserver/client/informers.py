@@ -1,8 +1,11 @@
-"""The shared informer factory on the loopback client (client-go's SharedInformerFactory): one informer per
-resource, each a reflector (list, then watch from the list's resourceVersion with bookmarks, relisting
-with the reflector's backoff when the watch cannot go on) feeding an indexer with a namespace index and
-the registered handlers. Readers (admission plugins, controllers) look objects up in memory: a lookup
-costs no request."""
+"""Informers (client-go's reflector, SharedIndexInformer and SharedInformerFactory), the one implementation
+every reader of the server's own objects uses: a reflector lists (or, in watch-list mode, streams the
+initial state as a watch with sendInitialEvents), then watches from there with bookmarks, re-watching from
+the last resourceVersion when a stream ends and relisting with the reflector's backoff when the watch
+cannot go on; it feeds an indexer with a namespace index and the registered handlers (a relist tells them
+of the objects gone meanwhile). The factory shares one informer per resource on the loopback client among
+admission plugins and the authorizer; controllers run their own, in watch-list mode. Readers look objects
+up in memory: a lookup costs no request."""
 
 from __future__ import annotations
 
@@ -10,9 +13,9 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..apimachinery import errors
 from .rest import Client, ResourceClient
@@ -23,6 +26,10 @@ ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOO
 SHORT_WATCH_SECONDS = 1.0  # a watch that ends this soon without an event is an error, as the reflector says
 MIN_WATCH_TIMEOUT = 300  # the reflector's minWatchTimeout: each watch asks for 5 to 10 minutes
 SYNC_TIMEOUT = 10.0  # admission's WaitForReady: how long a first lookup waits for the informer's list
+INITIAL_EVENTS_END = (
+    "k8s.io/initial-events-end"  # the bookmark annotation ending a watch-list's initial state
+)
+YIELD_EVERY = 100  # a relist's synthesized deletions let other tasks (a stop) run this often
 
 
 class Backoff:
@@ -47,6 +54,25 @@ class Backoff:
 
 class WatchEndedError(Exception):
     """The watch cannot go on from where it was: the reflector lists again (after its backoff)."""
+
+
+class WatchStream(Protocol):
+    """A watch's events as {"type", "object"} dicts (watch.Interface)."""
+
+    def __aiter__(self) -> AsyncIterator[Object]: ...
+
+    async def stop(self) -> None: ...
+
+
+class ListerWatcher(Protocol):
+    """What a reflector reads: the loopback client's ResourceClient, or a registry storage's adapter.
+    `resource` names it in logs."""
+
+    resource: str
+
+    async def list(self, **params: Any) -> Object: ...
+
+    async def watch(self, **params: Any) -> WatchStream: ...
 
 
 def object_key(obj: Object) -> str:
@@ -123,11 +149,13 @@ async def _call(func: Callable[..., Any] | None, *args: Any) -> None:
 
 
 class SharedIndexInformer:
-    """One resource's reflector, indexer and handlers."""
+    """One resource's reflector, indexer and handlers. `watch_list`: the reflector streams the initial
+    state (a watch with sendInitialEvents, ended by a bookmark) instead of listing it."""
 
-    def __init__(self, resource: ResourceClient, resync_period: float = 0.0):
+    def __init__(self, resource: ListerWatcher, resync_period: float = 0.0, watch_list: bool = False):
         self.resource = resource
         self.resync_period = resync_period
+        self.watch_list = watch_list
         self.indexer = Indexer()
         self.handlers: list[EventHandler] = []
         self.synced = asyncio.Event()  # the indexer holds a complete list
@@ -191,17 +219,20 @@ class SharedIndexInformer:
 
     async def _list_and_watch(self) -> None:
         self.lists += 1
-        resource_version = await self._list()
+        resource_version = await self._watch("", initial=True) if self.watch_list else await self._list()
         while True:
             resource_version = await self._watch(resource_version)
+
+    def _not_served(self, err: errors.StatusError) -> None:
+        if err.code == 404 and not self.synced.is_set():
+            self.synced.set()  # not served (a disabled group, a CRD not yet established): nothing to list
 
     async def _list(self) -> str:
         """The reflector's first list (resourceVersion=0: from the watch cache), replacing the indexer."""
         try:
             listed = await self.resource.list(resource_version="0")
         except errors.StatusError as err:
-            if err.code == 404 and not self.synced.is_set():
-                self.synced.set()  # not served (a disabled group, a CRD not yet established): nothing to list
+            self._not_served(err)
             raise
         items = listed.get("items") or []
         kind = str(listed.get("kind") or "").removesuffix("List")
@@ -211,10 +242,7 @@ class SharedIndexInformer:
             item.setdefault("kind", kind)
             item.setdefault("apiVersion", api_version)
             fresh[object_key(item)] = item
-        for key, old in list(self.indexer.items.items()):
-            if key not in fresh:
-                self.indexer.delete(old)
-                await self._notify(DELETED, old, None)
+        await self._forget_all_but(fresh.keys())
         for item in fresh.values():
             old = self.indexer.upsert(item)
             await self._notify(ADDED if old is None else MODIFIED, item, old)
@@ -224,27 +252,61 @@ class SharedIndexInformer:
         self.synced.set()
         return resource_version
 
-    async def _watch(self, resource_version: str) -> str:
-        """Watches from `resource_version` until the stream ends; returns where to resume."""
+    async def _forget_all_but(self, keys: Any) -> None:
+        """A relist: the objects the new state does not hold are gone (their handlers hear of it)."""
+        gone = [old for key, old in self.indexer.items.items() if key not in keys]
+        for count, old in enumerate(gone, 1):
+            self.indexer.delete(old)
+            await self._notify(DELETED, old, None)
+            if count % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+
+    async def _open(self, resource_version: str, initial: bool) -> WatchStream:
+        timeout = int(MIN_WATCH_TIMEOUT * (1 + random.random()))
+        params: dict[str, Any] = {"allow_watch_bookmarks": True, "timeout_seconds": timeout}
+        if initial:  # the current state first, from the watch cache ("0"), then what follows it
+            params.update(
+                resource_version="0", send_initial_events=True, resource_version_match="NotOlderThan"
+            )
+        else:
+            params["resource_version"] = resource_version
+        try:
+            return await self.resource.watch(**params)
+        except errors.StatusError as err:
+            if initial:
+                self._not_served(err)
+            raise WatchEndedError(f"status {err.code}: {err.message}") from None
+
+    async def _watch(self, resource_version: str, initial: bool = False) -> str:
+        """Watches from `resource_version` until the stream ends; returns where to resume. `initial`: a
+        watch-list, whose objects up to the initial-events-end bookmark are the whole current state."""
         loop = asyncio.get_running_loop()
         started, received = loop.time(), 0
-        timeout = int(MIN_WATCH_TIMEOUT * (1 + random.random()))
-        watch = await self.resource.watch(
-            resource_version=resource_version, allow_watch_bookmarks=True, timeout_seconds=timeout
-        )
+        listed: set[str] | None = set() if initial else None  # the keys of the initial state so far
+        watch = await self._open(resource_version, initial)
         try:
             async for event in watch:
                 received += 1
                 kind, obj = event.get("type"), event.get("object") or {}
                 if kind == ERROR:
                     raise WatchEndedError(f"status {obj.get('code')}: {obj.get('message')}")
+                if kind == BOOKMARK and listed is not None and _ends_initial_events(obj):
+                    await self._forget_all_but(listed)
+                    listed = None
+                    self.synced.set()
+                if listed is not None:  # the initial objects come in key order, not resourceVersion order
+                    if kind != BOOKMARK:
+                        listed.add(object_key(obj))
+                        await self._apply(kind, obj)
+                    continue
                 resource_version = (obj.get("metadata") or {}).get("resourceVersion") or resource_version
                 self.last_sync_resource_version = resource_version
-                if kind == BOOKMARK:
-                    continue
-                await self._apply(kind, obj)
+                if kind != BOOKMARK:
+                    await self._apply(kind, obj)
         finally:
             await watch.stop()
+        if listed is not None:
+            raise WatchEndedError("the stream ended before the end of its initial events")
         if not received and loop.time() - started < SHORT_WATCH_SECONDS:
             raise WatchEndedError("very short watch")
         return resource_version
@@ -274,6 +336,11 @@ class SharedIndexInformer:
             if self.synced.is_set():
                 for obj in list(self.indexer.items.values()):
                     await self._notify(MODIFIED, obj, obj)
+
+
+def _ends_initial_events(bookmark: Object) -> bool:
+    annotations = (bookmark.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(INITIAL_EVENTS_END) == "true"
 
 
 class SharedInformerFactory:

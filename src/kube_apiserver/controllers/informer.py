@@ -1,6 +1,5 @@
-"""Informers: a list-and-watch loop per resource that keeps going (re-watching from the last
-resourceVersion, relisting after an error with the reflector's backoff) and hands every change to a
-handler."""
+"""The controllers' informers (the client's reflector and indexer, see client/informers.py) and the
+informer-driven controller with its work queue."""
 
 from __future__ import annotations
 
@@ -12,11 +11,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
-from ..client.informers import Backoff
-from ..client.rest import Client, ResourceClient, Watch
+from ..client.informers import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    Backoff,  # noqa: F401 - re-exported: the controllers and their tests know it from here
+    EventHandler,
+    Indexer,
+    SharedIndexInformer,
+    WatchStream,
+)
+from ..client.rest import Client, ResourceClient
 from ..registry.context import Context, UserInfo
 from ..registry.options import ListQuery
-from ..storage.interface import BOOKMARK, ERROR, INITIAL_EVENTS_END
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -51,100 +58,41 @@ class Resource:
         return Context(namespace if self.namespaced else "", CONTROLLER_USER)
 
 
-class WatchEndedError(Exception):
-    """The watch cannot go on from where it was: the informer lists again (after its backoff)."""
-
-
-SHORT_WATCH_SECONDS = 1.0  # a watch that ends this soon without an event is an error, as the reflector says
-
-
 class Informer:
-    """A watch-list (sendInitialEvents, k8s' streaming list) then its live events, re-watched from the
-    last resourceVersion when the stream ends; relisted, after the backoff, when it cannot be resumed."""
+    """A controller's informer: client/informers.py's reflector and indexer in watch-list mode (the
+    current state streamed as a watch with sendInitialEvents, then its live events; re-watched from the
+    last resourceVersion, relisted after the backoff), each change handed to `handler(resource, type,
+    object)`; a relist hands over the objects gone meanwhile as DELETED."""
 
     def __init__(self, resource: Resource, handler: Handler):
         self.resource = resource
         self.handler = handler
-        self.synced = asyncio.Event()  # the handler has seen every object of the first list
-        self.lists = 0  # how many times the whole state was asked for: a relist loop shows here
-        self._backoff = Backoff()
-        self._task: asyncio.Task[None] | None = None
+        self.informer = SharedIndexInformer(ResourceListerWatcher(resource), watch_list=True)
+        self.informer.add_event_handler(EventHandler(
+            on_add=lambda obj: self._handle(ADDED, obj),
+            on_update=lambda _old, new: self._handle(MODIFIED, new),
+            on_delete=lambda obj: self._handle(DELETED, obj)))
+
+    @property
+    def synced(self) -> asyncio.Event:
+        """Set once the handler has seen every object of the first list."""
+        return self.informer.synced
+
+    @property
+    def lists(self) -> int:
+        """How many times the whole state was asked for: a relist loop shows here."""
+        return self.informer.lists
+
+    @property
+    def indexer(self) -> Indexer:
+        """The objects as last seen (the controller's lister)."""
+        return self.informer.indexer
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        self.informer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self._list_and_watch()
-            except asyncio.CancelledError:
-                raise
-            except WatchEndedError as err:
-                log.info("watch of %s ended: %s; relisting", self.resource.resource, err)
-            except Exception:  # noqa: BLE001 - keep watching; the next pass relists
-                log.exception("informer for %s failed", self.resource.resource)
-            await asyncio.sleep(self._backoff.next())
-
-    async def _list_and_watch(self) -> None:
-        self.lists += 1
-        resource_version = await self._watch("")
-        while True:
-            resource_version = await self._watch(resource_version)
-
-    async def _watch(self, resource_version: str) -> str:
-        """Watches from `resource_version` ("": the current state first) until the stream ends; returns
-        where to resume from. Raises WatchEndedError when the informer must list again."""
-        listing = not resource_version
-        query = ListQuery(resource_version=resource_version or "0", allow_watch_bookmarks=True,
-                          timeout_seconds=300)
-        if listing:
-            query.send_initial_events, query.resource_version_match = True, "NotOlderThan"
-        loop = asyncio.get_running_loop()
-        started, received = loop.time(), 0
-        watcher = await self._open(query)
-        try:
-            async for event in watcher:
-                received += 1
-                if event.type == ERROR:
-                    code = event.object.get("code") if isinstance(event.object, dict) else None
-                    raise WatchEndedError(f"status {code}")
-                if event.type == BOOKMARK:
-                    if listing and _ends_initial_events(event.object):
-                        listing = False
-                        self.synced.set()
-                    if not listing:
-                        resource_version = event.object["metadata"]["resourceVersion"]
-                    continue
-                if not listing:  # the initial objects come in key order, not resourceVersion order
-                    resource_version = event.object["metadata"]["resourceVersion"]
-                await self._handle(event.type, event.object)
-        finally:
-            await watcher.stop()
-        if listing:
-            raise WatchEndedError("the stream ended before the end of its initial events")
-        if not received and loop.time() - started < SHORT_WATCH_SECONDS:
-            raise WatchEndedError("very short watch")
-        return resource_version
-
-    async def _open(self, query: ListQuery) -> Any:
-        """The watch through the loopback client (authenticated, authorized and audited as any watch), or
-        on the registry storage for a resource that has no client."""
-        if self.resource.client is None:
-            return await self.resource.store.watch(self.resource.context(), query)
-        try:
-            watch = await self.resource.api().watch(
-                resource_version=query.resource_version, allow_watch_bookmarks=True,
-                timeout_seconds=query.timeout_seconds, send_initial_events=query.send_initial_events or None,
-                resource_version_match=query.resource_version_match or None)
-        except errors.StatusError as err:
-            raise WatchEndedError(f"status {err.code}: {err.message}") from None
-        return ClientWatcher(watch)
+        await self.informer.stop()
 
     async def _handle(self, event_type: str, obj: Object) -> None:
         try:
@@ -153,29 +101,40 @@ class Informer:
             log.info("%s %s: %s", self.resource.resource, obj["metadata"].get("name"), err.message)
 
 
-@dataclass(frozen=True)
-class ClientEvent:
-    type: str
-    object: Object
+class ResourceListerWatcher:
+    """What a controller's reflector reads: the resource through the loopback client (authenticated,
+    authorized and audited as any watch), or, for a resource without a client, its registry storage,
+    whose watch's events are handed on as the client's {"type", "object"} dicts."""
+
+    def __init__(self, resource: Resource):
+        self.source = resource
+        self.resource = resource.resource if resource is not None else ""
+
+    async def list(self, **params: Any) -> Object:
+        raise NotImplementedError("controllers' informers stream their lists (watch-list)")
+
+    async def watch(self, **params: Any) -> WatchStream:
+        if self.source.client is not None:
+            return await self.source.api().watch(**params)
+        query = ListQuery(resource_version=params.get("resource_version") or "",
+                          allow_watch_bookmarks=bool(params.get("allow_watch_bookmarks")),
+                          timeout_seconds=params.get("timeout_seconds"))
+        if params.get("send_initial_events"):
+            query.send_initial_events = True
+            query.resource_version_match = params.get("resource_version_match") or ""
+        return StoreWatch(await self.source.store.watch(self.source.context(), query))
 
 
-class ClientWatcher:
-    """A loopback client's watch as the storage's watchers are read: events with .type and .object."""
+class StoreWatch:
+    def __init__(self, watcher: Any):
+        self.watcher = watcher
 
-    def __init__(self, watch: Watch):
-        self.watch = watch
-
-    async def __aiter__(self) -> AsyncIterator[ClientEvent]:
-        async for event in self.watch:
-            yield ClientEvent(str(event.get("type") or ""), event.get("object") or {})
+    async def __aiter__(self) -> AsyncIterator[Object]:
+        async for event in self.watcher:
+            yield {"type": event.type, "object": event.object}
 
     async def stop(self) -> None:
-        await self.watch.stop()
-
-
-def _ends_initial_events(bookmark: Object) -> bool:
-    annotations = (bookmark.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(INITIAL_EVENTS_END) == "true"
+        await self.watcher.stop()
 
 
 RETRY_SECONDS = 1.0

@@ -170,3 +170,73 @@ async def test_stop_ends_an_informer_in_the_middle_of_a_large_list(store, cacher
         await asyncio.sleep(0)
     await asyncio.wait_for(informer.stop(), 5)
     assert len(seen) < 3000
+
+
+class ScriptedStore:
+    """Each watch streams the next script's events, then stays open (the last script) or ends."""
+
+    def __init__(self, *scripts: list[storage.WatchEvent]):
+        self.scripts = list(scripts)
+        self.queries = []
+
+    async def watch(self, ctx, query):
+        self.queries.append(query)
+        events = self.scripts.pop(0) if self.scripts else []
+        return ScriptedWatcher(events, hold=not self.scripts)
+
+
+class ScriptedWatcher:
+    def __init__(self, events: list[storage.WatchEvent], hold: bool):
+        self.events, self.hold = list(events), hold
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        await asyncio.sleep(0)
+        if self.events:
+            return self.events.pop(0)
+        if self.hold:
+            await asyncio.Event().wait()
+        raise StopAsyncIteration
+
+    async def stop(self) -> None:
+        pass
+
+
+def _cm(name: str, rv: int) -> storage.WatchEvent:
+    obj = {"metadata": {"name": name, "namespace": "ns", "resourceVersion": str(rv)}}
+    return storage.WatchEvent(storage.ADDED, obj, rv)
+
+
+def _end_of_initial_events(rv: int) -> storage.WatchEvent:
+    bookmark = {"metadata": {"resourceVersion": str(rv), "annotations": {storage.INITIAL_EVENTS_END: "true"}}}
+    return storage.WatchEvent(storage.BOOKMARK, bookmark, rv)
+
+
+@in_loop
+async def test_a_relist_hands_over_what_was_deleted_meanwhile():
+    """The controllers' informer is the client's reflector: a watch-list's initial state replaces what it
+    held, so an object deleted while it could not watch reaches the handler as DELETED, and one it
+    already held as MODIFIED."""
+    too_old = storage.WatchEvent(storage.ERROR, {"kind": "Status", "code": 410, "message": "too old"}, 0)
+    store = ScriptedStore([_cm("a", 1), _cm("b", 2), _end_of_initial_events(2), too_old],
+                          [_cm("a", 1), _end_of_initial_events(9)])
+    seen: list[tuple[str, str]] = []
+
+    async def handler(_resource, event_type, obj):
+        seen.append((event_type, obj["metadata"]["name"]))
+
+    informer = Informer(resource(store), handler)
+    informer.informer._backoff.next = lambda: 0.0  # relist at once
+    informer.start()
+    try:
+        for _ in range(500):
+            if len(seen) == 4:
+                break
+            await asyncio.sleep(0.001)
+        assert seen == [("ADDED", "a"), ("ADDED", "b"), ("MODIFIED", "a"), ("DELETED", "b")]
+        assert sorted(informer.indexer.items) == ["ns/a"] and informer.lists == 2
+        assert all(q.send_initial_events and q.resource_version == "0" for q in store.queries)
+    finally:
+        await informer.stop()
