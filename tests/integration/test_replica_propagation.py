@@ -6,6 +6,7 @@ printed (on this machine, well under a second), never asserted."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import ssl
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from test_aggregator import AS, GROUP, GV_PATH, VERSION, Backend, api_service, available, host_ip
 
 from conftest import wait_for
 from replicas import Replica, ReplicaSet, replica_set
@@ -22,6 +24,8 @@ from replicas import Replica, ReplicaSet, replica_set
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 GADGET_GROUP = "propagation.example.com"
 GADGETS = f"/apis/{GADGET_GROUP}/v1/namespaces/default/gadgets"
+API_SERVICE = f"{VERSION}.{GROUP}"
+RESYNC_SECONDS = 1.0  # how often each replica checks a remote APIService's availability again
 AGGREGATED = {"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
 
 
@@ -31,7 +35,7 @@ def replicas(
 ) -> Iterator[ReplicaSet]:
     etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
     with pytest.MonkeyPatch.context() as patch:  # remote availability rechecked every second
-        patch.setattr("kube_apiserver.aggregator.lister.RESYNC_SECONDS", 1.0)
+        patch.setattr("kube_apiserver.aggregator.lister.RESYNC_SECONDS", RESYNC_SECONDS)
         group = replica_set(str(tmp_path_factory.mktemp("propagation")), 3, etcd_servers)
     try:
         yield group
@@ -157,3 +161,88 @@ def test_a_deleted_crd_is_gone_from_every_replica(replicas: ReplicaSet):
     propagation("CRD deletion", replicas, no_gadgets_served)
     for replica in replicas.replicas:
         assert replica.client.request("GET", f"{CRDS}/gadgets.{GADGET_GROUP}").status == 404
+
+
+# ---- an aggregated API server registered through one replica ----
+
+
+@pytest.fixture(scope="module")
+def backend(replicas: ReplicaSet) -> Iterator[Backend]:
+    """The aggregated server, behind a selector-less Service and its Endpoints made through replica 0."""
+    ip = host_ip()
+    if ip is None:
+        pytest.skip("this host has no non-loopback address for an Endpoints object")
+    server = Backend()
+    client = replicas.replicas[0].client
+    service = {
+        "metadata": {"name": "api", "namespace": "default"},
+        "spec": {"ports": [{"name": "https", "port": 443, "targetPort": server.port}]},
+    }
+    endpoints = {
+        "metadata": {"name": "api", "namespace": "default"},
+        "subsets": [{"addresses": [{"ip": ip}], "ports": [{"name": "https", "port": server.port}]}],
+    }
+    assert client.request("POST", "/api/v1/namespaces/default/services", service).status == 201
+    assert client.request("POST", "/api/v1/namespaces/default/endpoints", endpoints).status == 201
+    yield server
+    server.stop()
+
+
+def availability(replica: Replica) -> tuple[str, str, str, str]:
+    """(status, reason, lastTransitionTime, resourceVersion) of the APIService's Available condition."""
+    got = replica.client.request("GET", f"{AS}/{API_SERVICE}").json()
+    condition = available(replica.client, API_SERVICE)
+    return (
+        condition.get("status", ""),
+        condition.get("reason", ""),
+        condition.get("lastTransitionTime", ""),
+        got["metadata"]["resourceVersion"],
+    )
+
+
+def consistent_availability(group: ReplicaSet, status: str) -> tuple[str, str, str, str]:
+    """The condition once every replica serves the same one with this status, left unchanged for three
+    resync periods: no replica writes it again (upstream writes it only when it changes)."""
+    seen = wait_for(
+        lambda: (
+            len(set(views := [availability(r) for r in group.replicas])) == 1
+            and views[0][0] == status
+            and views[0]
+        ),
+        timeout=30,
+    )
+    time.sleep(3 * RESYNC_SECONDS)
+    assert [availability(r) for r in group.replicas] == [seen] * len(group.replicas)
+    return seen
+
+
+def proxied(replica: Replica) -> bool:
+    answer = replica.client.request("GET", f"{GV_PATH}/namespaces/default/flunders")
+    return answer.status == 200 and [i["metadata"]["name"] for i in answer.json()["items"]] == ["one"]
+
+
+def test_an_apiservice_registered_on_one_replica_is_proxied_by_every_replica(
+    replicas: ReplicaSet, backend: Backend
+):
+    registration = api_service(
+        API_SERVICE,
+        service={"namespace": "default", "name": "api"},
+        caBundle=base64.b64encode(backend.ca_pem).decode(),
+        groupPriorityMinimum=1000,
+        versionPriority=15,
+    )
+    assert replicas.replicas[0].client.request("POST", AS, registration).status == 201
+    propagation("APIService proxied", replicas, proxied)
+    status, reason, _, _ = consistent_availability(replicas, "True")
+    assert reason == "Passed"
+
+
+def test_an_unavailable_backend_is_unavailable_on_every_replica_without_flapping(
+    replicas: ReplicaSet, backend: Backend
+):
+    backend.stop()
+    _, reason, _, _ = consistent_availability(replicas, "False")
+    assert reason == "FailedDiscoveryCheck"
+    for replica in replicas.replicas:
+        answer = replica.client.request("GET", f"{GV_PATH}/namespaces/default/flunders")
+        assert (answer.status, answer.body) == (503, b"service unavailable\n")

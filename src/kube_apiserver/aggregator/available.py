@@ -182,11 +182,23 @@ class RemoteAvailableController:
                           f"endpointslices for {where} have no addresses with port name {go_quote(port_name)}")
 
     async def _check_discovery(self, api_service: Object, namespace: str, name: str, port: int) -> None:
-        """Five attempts at the discovery document the aggregated server must serve; one success is enough."""
-        results = await asyncio.gather(*(self._attempt(api_service, namespace, name, port)
-                                         for _ in range(DISCOVERY_ATTEMPTS)))
-        if all(results):
-            raise Unavailable("False", "FailedDiscoveryCheck", results[-1], retry=True)
+        """Five attempts at once at the discovery document the aggregated server must serve; the first
+        success is enough (the others are not waited for, as upstream stops reading their results)."""
+        attempts = [
+            asyncio.ensure_future(self._attempt(api_service, namespace, name, port))
+            for _ in range(DISCOVERY_ATTEMPTS)
+        ]
+        last_error = ""
+        try:
+            for attempt in asyncio.as_completed(attempts):
+                last_error = await attempt
+                if not last_error:
+                    return
+        finally:
+            for attempt in attempts:
+                attempt.cancel()
+            await asyncio.gather(*attempts, return_exceptions=True)
+        raise Unavailable("False", "FailedDiscoveryCheck", last_error, retry=True)
 
     async def _attempt(self, api_service: Object, namespace: str, name: str, port: int) -> str:
         """'' on success, else why not."""

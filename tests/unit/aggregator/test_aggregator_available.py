@@ -66,3 +66,28 @@ def test_checks(service, slices, reason, message):
     failure = check(service, slices)
     assert (failure.status, failure.reason, failure.message) == ("False", reason, message)
     assert failure.retry == (reason == "FailedDiscoveryCheck")
+
+
+def test_the_first_successful_discovery_attempt_is_enough():
+    """The five attempts run at once; a slow or hung one does not hold the check once one succeeded."""
+    controller = RemoteAvailableController(Lister(), None, Lookup(SERVICE, [READY_SLICE]), None)  # type: ignore[arg-type]
+    started, cancelled = [], []
+
+    async def attempt(api_service: dict, namespace: str, name: str, port: int) -> str:
+        started.append(name)
+        if len(started) == 2:
+            return ""
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.append(name)
+            raise
+        return "never"
+
+    controller._attempt = attempt  # type: ignore[method-assign]
+
+    async def main() -> None:
+        await asyncio.wait_for(controller.check(API_SERVICE), 5)
+
+    asyncio.run(main())
+    assert len(started) == 5 and len(cancelled) == 4  # the others are not left running
