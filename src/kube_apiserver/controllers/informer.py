@@ -88,6 +88,10 @@ class Informer:
         """The objects as last seen (the controller's lister)."""
         return self.informer.indexer
 
+    def get(self, name: str, namespace: str = "") -> Object | None:
+        """The lister's Get: the object as last seen (shared: callers copy before changing it)."""
+        return self.informer.indexer.get_by_name(namespace, name)
+
     def start(self) -> None:
         self.informer.start()
 
@@ -140,15 +144,11 @@ class StoreWatch:
 RETRY_SECONDS = 1.0
 
 
-async def active_namespace(namespaces: Resource, name: str) -> Object | None:
-    """The namespace, when it exists and is Active (not being deleted): where controllers may create."""
-    try:
-        ns = await namespaces.store.get(namespaces.context(), name)
-    except errors.StatusError as err:
-        if err.code == 404:
-            return None
-        raise
-    if (ns.get("status") or {}).get("phase") != "Active" or ns["metadata"].get("deletionTimestamp"):
+def active_namespace(namespaces: Informer, name: str) -> Object | None:
+    """The namespace, from the namespace lister, when it exists and is Active (not being deleted): where
+    controllers may create."""
+    ns = namespaces.get(name)
+    if ns is None or (ns.get("status") or {}).get("phase") != "Active" or ns["metadata"].get("deletionTimestamp"):
         return None
     return ns
 
@@ -166,7 +166,13 @@ class InformerController:
     async def start(self) -> None:
         for informer in self.informers:
             informer.start()
-        self._worker = asyncio.get_running_loop().create_task(self._work())
+        self._worker = asyncio.get_running_loop().create_task(self._work_once_synced())
+
+    async def _work_once_synced(self) -> None:
+        """WaitForNamedCacheSync: the worker starts once every informer has its first list, so what the
+        listers say is the state, not the part of it seen so far."""
+        await asyncio.gather(*(informer.synced.wait() for informer in self.informers))
+        await self._work()
 
     async def stop(self) -> None:
         if self._worker is not None:

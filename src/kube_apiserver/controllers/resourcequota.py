@@ -6,6 +6,7 @@ changes type, a claim's storage request changes), and every --resource-quota-syn
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from typing import Any
 
@@ -14,7 +15,6 @@ from ..admission.resourcequota import resources as rl
 from ..admission.resourcequota.controller import IGNORED
 from ..admission.resourcequota.generic import calculate_usage
 from ..api.core.resourcequota.pods import quota_v1_pod
-from ..apimachinery import errors
 from ..apimachinery.wait import Periodic
 from ..registry.options import ListQuery
 from .informer import Informer, InformerController, Resource
@@ -139,12 +139,10 @@ class ResourceQuotaController(InformerController):
 
     async def _sync(self, namespace: str, name: str) -> None:
         """syncResourceQuota."""
-        try:
-            quota = await self.quotas.store.get(self.quotas.context(namespace), name)
-        except errors.StatusError as err:
-            if err.code == 404:
-                return
-            raise
+        listed = self.informers[0].get(name, namespace)  # the quota lister
+        if listed is None:
+            return
+        quota = copy.deepcopy(listed)
         status = quota.get("status") or {}
         hard = rl.parse((quota.get("spec") or {}).get("hard"))
         previous = rl.parse(status.get("used"))

@@ -46,14 +46,11 @@ class RootCACertPublisher(InformerController):
 
     async def sync(self, namespace: str) -> None:
         """syncNamespace: create the ConfigMap, or put its data back; nothing in a namespace being deleted."""
-        if await active_namespace(self.namespaces, namespace) is None:
+        namespaces, configmaps = self.informers
+        if active_namespace(namespaces, namespace) is None:
             return
-        ctx = self.configmaps.context(namespace)
-        try:
-            current = await self.configmaps.store.get(ctx, NAME)
-        except errors.StatusError as err:
-            if err.code != 404:
-                raise
+        current = configmaps.get(NAME, namespace)
+        if current is None:
             await self._create(namespace)
             return
         if current.get("data") == {DATA_KEY: self.ca_bundle}:

@@ -38,17 +38,12 @@ class ServiceAccountsController(InformerController):
 
     async def sync(self, namespace: str) -> None:
         """syncNamespace: nothing for a namespace that is gone or not active."""
-        if await active_namespace(self.namespaces, namespace) is None:
+        namespaces, accounts = self.informers
+        if active_namespace(namespaces, namespace) is None:
             return
-        ctx = self.accounts.context(namespace)
         for name in SERVICE_ACCOUNTS_TO_ENSURE:
-            try:
-                await self.accounts.store.get(ctx, name)
-                continue
-            except errors.StatusError as err:
-                if err.code != 404:
-                    raise
-            await self._create(namespace, name)
+            if accounts.get(name, namespace) is None:
+                await self._create(namespace, name)
 
     async def _create(self, namespace: str, name: str) -> None:
         account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": namespace}}

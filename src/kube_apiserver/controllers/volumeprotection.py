@@ -73,12 +73,9 @@ class PVCProtectionController(InformerController):
 
     async def sync(self, key: tuple[str, str]) -> None:
         namespace, name = key
-        try:
-            claim = await self.claims.store.get(self.claims.context(namespace), name)
-        except errors.StatusError as err:
-            if err.code == 404:
-                return
-            raise
+        claim = self.informers[0].get(name, namespace)  # the claim lister
+        if claim is None:
+            return
         if not _deleting_with(claim, PVC_FINALIZER) or await self._in_use(namespace, name):
             return
         await _drop_finalizer(self.claims, namespace, name, PVC_FINALIZER)

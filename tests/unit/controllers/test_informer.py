@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from cachertesting import with_cacher
-from kube_apiserver.controllers.informer import Backoff, Informer, Resource
+from kube_apiserver.controllers.informer import Backoff, Informer, InformerController, Resource
 from kube_apiserver.storage import interface as storage
 from kube_apiserver.storage.cacher import Cacher
 
@@ -240,3 +240,64 @@ async def test_a_relist_hands_over_what_was_deleted_meanwhile():
         assert all(q.send_initial_events and q.resource_version == "0" for q in store.queries)
     finally:
         await informer.stop()
+
+
+@in_loop
+async def test_a_controller_works_once_its_informers_have_listed():
+    """WaitForNamedCacheSync: no key is synced before every informer holds its first list, so a lister's
+    answer is the state, not the part of it streamed so far."""
+
+    class Controller(InformerController):
+        def __init__(self, store):
+            self.queue = asyncio.Queue()
+            self.informers = [Informer(resource(store), self._changed)]
+            self.synced_with: list[list[str]] = []
+
+        async def _changed(self, _resource, _event_type, obj):
+            self.queue.put_nowait(obj["metadata"]["name"])
+
+        async def sync(self, key):
+            self.synced_with.append(sorted(self.informers[0].indexer.items))
+
+    release = asyncio.Event()
+
+    class Slow(ScriptedStore):
+        async def watch(self, ctx, query):
+            watcher = await super().watch(ctx, query)
+            first = watcher.events.pop(0)
+            rest = watcher.events
+
+            async def events():
+                yield first
+                await release.wait()  # the rest of the initial state comes later
+                for event in rest:
+                    yield event
+                await asyncio.Event().wait()
+
+            return SimpleWatcher(events())
+
+    controller = Controller(Slow([_cm("a", 1), _cm("b", 2), _end_of_initial_events(2)]))
+    await controller.start()
+    try:
+        await settle(200)
+        assert controller.synced_with == []  # "a" is queued, but the list is not complete yet
+        release.set()
+        for _ in range(500):
+            if len(controller.synced_with) == 2:
+                break
+            await asyncio.sleep(0.001)
+        assert controller.synced_with == [["ns/a", "ns/b"], ["ns/a", "ns/b"]]
+        assert controller.informers[0].get("b", "ns")["metadata"]["resourceVersion"] == "2"
+    finally:
+        await controller.stop()
+
+
+class SimpleWatcher:
+    def __init__(self, events):
+        self.events = events
+
+    def __aiter__(self):
+        return self.events.__aiter__()
+
+    async def stop(self) -> None:
+        pass
