@@ -167,6 +167,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,
                         _read_text(opts.ca_file))
+    extra.loopback = loopback  # the controllers write through it
     _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
 
@@ -198,7 +199,6 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
                                         lambda: bootstrap_roles(_loopback(config), config.rbac_source))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
     _connect_loopback(config, server)
-    kube_api_server.controllers.loopback = config.loopback  # type: ignore[attr-defined]  # they write through it
     # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
     kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
     return server

@@ -16,6 +16,7 @@ from ..api.core.service.repair import ServiceRepairController
 from ..api.groups import installed_groups
 from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
+from ..client.rest import Client
 from ..controllers.leaderelection import LeaderElectionConfiguration
 from ..controllers.manager import ControllerManager
 from ..server.config import CompletedConfig
@@ -62,6 +63,8 @@ class ExtraConfig:
     hostname: str = field(default_factory=socket.gethostname)
     # The storage admits no other process (SQLite's data dir lock): this replica is the only candidate.
     exclusive_storage: bool = False
+    # The loopback client the embedded controllers write (and their informers watch) through.
+    loopback: Client | None = None
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -109,6 +112,7 @@ class Instance:
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
                                         f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
+        controllers.loopback = extra.loopback
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
