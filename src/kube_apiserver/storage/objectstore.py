@@ -195,6 +195,10 @@ class ObjectStore:
     def request_watch_progress(self) -> None:
         self.kv.request_progress()
 
+    @property
+    def progress_requests_supported(self) -> bool:
+        return self.kv.progress_requests_supported
+
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
                     send_initial_events: bool | None = None, allow_bookmarks: bool = False,
                     progress_notify: bool = False) -> ObjectWatcher:

@@ -95,8 +95,10 @@ class Cacher:
             if remaining <= 0:
                 raise TooLargeResourceVersionError(revision, self.cache.resource_version)
             # Asked again while waiting, as kube-apiserver's progress requester does: etcd drops a request
-            # that reaches a watcher still catching up, so one answer may never come.
-            self.store.request_watch_progress()
+            # that reaches a watcher still catching up, so one answer may never come. Without trustworthy
+            # answers the cache is only waited for, never asked (an early answer would make it lie).
+            if self.store.progress_requests_supported:
+                self.store.request_watch_progress()
             await self.cache.wait_until_fresh(revision, min(PROGRESS_REQUEST_INTERVAL, remaining))
 
     async def _consistent_revision(self, resource_version: str) -> int:
@@ -112,6 +114,9 @@ class Cacher:
         paged = opts.limit > 0 or opts.continue_token
         if exact or paged:
             return await self.store.get_list(key_prefix, opts)  # snapshots of the past: the store's history
+        if opts.resource_version == "" and not self.store.progress_requests_supported:
+            # kube-apiserver's ShouldDelegateConsistentRead: the cache cannot learn that it is fresh.
+            return await self.store.get_list(key_prefix, opts)
         await self._wait_fresh(await self._consistent_revision(opts.resource_version))
         snapshot = self.cache.snapshot()
         first, end = snapshot.range(key_prefix)
@@ -124,9 +129,12 @@ class Cacher:
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
                     send_initial_events: bool | None = None, allow_bookmarks: bool = False) -> CacheWatcher:
         start = await self._consistent_revision(resource_version) if resource_version != "0" else 0
+        initial = send_initial_events if send_initial_events is not None else resource_version in ("", "0")
+        if start > self.cache.resource_version and not self.store.progress_requests_supported:
+            return await self._watch_ahead_of_cache(key_prefix, start, predicate, initial,
+                                                    bool(send_initial_events and allow_bookmarks))
         await self._wait_fresh(start)
         watcher = CacheWatcher(key_prefix, predicate, self.watchers.discard, self.progress, self.watcher_buffer)
-        initial = send_initial_events if send_initial_events is not None else resource_version in ("", "0")
         # No await from here on: the watcher starts exactly where the live events it is given begin.
         if initial:
             snapshot = self.cache.snapshot()
@@ -136,6 +144,27 @@ class Cacher:
         else:
             watcher.start_with_events(self.cache.events_after(start),
                                       max(start, self.cache.resource_version))
+        self.watchers.add(watcher)
+        return watcher
+
+    async def _watch_ahead_of_cache(self, key_prefix: str, start: int, predicate: Predicate | None,
+                                    initial: bool, mark_end: bool) -> CacheWatcher:
+        """A watch from a revision the cache has not reached, when it cannot ask to be told it has (etcd
+        before 3.4.31): started at once, as kube-apiserver starts one, its initial state read from the
+        store, and the cache's events up to where it starts skipped when they come."""
+        await self._ready.wait()
+        listed = await self.store.get_list(key_prefix, ListOptions()) if initial else None
+        revision = max(start, int(listed.resource_version)) if listed is not None else start
+        watcher = CacheWatcher(key_prefix, predicate, self.watchers.discard, self.progress, self.watcher_buffer)
+        watcher.skip_events_through(revision)
+        # No await from here on: the cache's events after `revision` so far, then the live ones.
+        if listed is not None:
+            watcher.start_with_objects(listed.items, 0, len(listed.items), revision, mark_end)
+        else:
+            watcher.start_with_events([], revision)
+        if self.cache.resource_version > revision:
+            for event in self.cache.events_after(revision):
+                watcher.add(event)
         self.watchers.add(watcher)
         return watcher
 

@@ -51,6 +51,7 @@ class CacheWatcher:
         self._on_close = on_close
         self._progress = progress
         self._steps = 0  # initial items looked at since the loop was last handed back
+        self._skip_through = 0  # events up to this revision are in what the watch started with
 
     # ---- what it starts with ----
 
@@ -74,8 +75,12 @@ class CacheWatcher:
 
     # ---- fed by the cacher ----
 
+    def skip_events_through(self, revision: int) -> None:
+        """A watch started ahead of the cache: the events it has yet to see up to `revision` are not sent."""
+        self._skip_through = revision
+
     def add(self, event: CachedEvent) -> None:
-        if self._closed:
+        if self._closed or event.revision <= self._skip_through:
             return
         converted = self._convert(event)
         if converted is not None:

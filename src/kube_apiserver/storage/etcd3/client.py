@@ -118,6 +118,10 @@ class Client:
                 if attempt % len(self._channels) == 0:  # every endpoint failed once: wait a little
                     await asyncio.sleep(min(0.05 * 2 ** (attempt // len(self._channels)), 1.0))
 
+    async def unary_on(self, index: int, method: str, request: bytes, timeout: float) -> bytes:
+        """One call to the endpoint at `index` only (what is asked of each member, as its version)."""
+        return await self._channels[index].unary_unary(method)(request, timeout=timeout)
+
     async def close(self) -> None:
         for channel in self._channels:
             await channel.close()

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import re
 from collections.abc import AsyncIterator
 
 import grpc
@@ -29,6 +30,11 @@ FUTURE_TEXT = "required revision is a future revision"
 LEASE_NOT_FOUND = "requested lease not found"
 WATCH_RETRY_SECONDS = 0.2
 MAX_INT64 = (1 << 63) - 1
+STATUS_TIMEOUT = 2.0  # one member's answer to "which version" at open
+# A member that cannot say its version is asked again in the background, as kube-apiserver's feature
+# checker does: from 10 ms, doubling, at most 15 s apart, 11 times.
+STATUS_RETRY_FIRST, STATUS_RETRY_CAP, STATUS_RETRIES = 0.01, 15.0, 11
+_SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
 
 class EtcdError(Exception):
@@ -44,6 +50,8 @@ class EtcdKV:
         self._watch_calls: set[grpc.aio.StreamStreamCall] = set()
         self._progress_asked: set[grpc.aio.StreamStreamCall] = set()  # a progress request is being written
         self._closed = False
+        self._progress_support: dict[int, bool] = {}  # endpoint index -> its version answers progress safely
+        self._status_checks: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def open(
@@ -57,10 +65,59 @@ class EtcdKV:
         try:
             await store.current_revision()
             store._compacted = await store._probe_compacted()
+            await store._check_progress_support()
         except BaseException:
             await store.close()
             raise
         return store
+
+    # ---- what the members support ----
+
+    @property
+    def progress_requests_supported(self) -> bool:
+        """Whether a progress notification etcd sends on request can be trusted to follow every event up to
+        its revision (kube-apiserver's RequestWatchProgress feature): known once a member has said its
+        version, and false as soon as one runs a release with etcd#15220 or #17507."""
+        return bool(self._progress_support) and all(self._progress_support.values())
+
+    async def _check_progress_support(self) -> None:
+        """Every member's version; one that does not answer now is asked again in the background."""
+        indexes = range(len(self.client.endpoints))
+        answered = await asyncio.gather(*(self._ask_version(i) for i in indexes))
+        for index, ok in zip(indexes, answered, strict=True):
+            if not ok:
+                task = asyncio.ensure_future(self._ask_version_until_answered(index))
+                self._status_checks.add(task)
+                task.add_done_callback(self._status_checks.discard)
+
+    async def _ask_version(self, index: int) -> bool:
+        try:
+            data = await self.client.unary_on(index, m.STATUS, b"", STATUS_TIMEOUT)
+        except grpc.aio.AioRpcError:
+            return False
+        version = m.status_version(data)
+        supported = version_supports_progress_requests(version)
+        if not supported:
+            log.info(
+                "RequestWatchProgress feature is not supported by %r endpoint (etcd %s): consistent "
+                "reads are served by etcd, not the watch cache",
+                self.client.endpoints[index],
+                version,
+            )
+        self._progress_support[index] = supported
+        return True
+
+    async def _ask_version_until_answered(self, index: int) -> None:
+        delay = STATUS_RETRY_FIRST
+        for _ in range(STATUS_RETRIES):
+            await asyncio.sleep(delay)
+            if self._closed or await self._ask_version(index):
+                return
+            delay = min(delay * 2, STATUS_RETRY_CAP)
+        log.error(
+            "Failed to check if RequestWatchProgress is supported by etcd %r after retrying",
+            self.client.endpoints[index],
+        )
 
     # ---- keys ----
 
@@ -316,9 +373,27 @@ class EtcdKV:
         if self._closed:
             return
         self._closed = True
+        for task in list(self._status_checks):
+            task.cancel()
         for call in list(self._watch_calls):
             call.cancel()
         await self.client.close()
+
+
+def version_supports_progress_requests(version: str) -> bool:
+    """kube-apiserver's rule (endpointSupportsRequestWatchProgress): etcd answers a progress request with a
+    revision that may overtake events still on their way to the watcher before 3.4.31 and, in 3.5, before
+    3.5.13 (etcd-io/etcd#15220 and #17507). A version that does not parse is not trusted."""
+    match = _SEMVER.match(version.strip())
+    if match is None:
+        return False
+    release = (int(match[1]), int(match[2]), int(match[3]))
+    prerelease = match[4] is not None  # 3.4.31-rc.0 comes before 3.4.31
+
+    def before(threshold: tuple[int, int, int]) -> bool:
+        return release < threshold or (release == threshold and prerelease)
+
+    return not (before((3, 4, 31)) or (not before((3, 5, 0)) and before((3, 5, 13))))
 
 
 def _ignore_result(task: asyncio.Future) -> None:

@@ -15,6 +15,7 @@ COMPACT = "/etcdserverpb.KV/Compact"
 PUT_METHOD = "/etcdserverpb.KV/Put"
 WATCH = "/etcdserverpb.Watch/Watch"
 LEASE_GRANT = "/etcdserverpb.Lease/LeaseGrant"
+STATUS = "/etcdserverpb.Maintenance/Status"  # StatusRequest is empty
 
 # Compare.CompareResult and Compare.CompareTarget
 EQUAL, GREATER, LESS, NOT_EQUAL = 0, 1, 2, 3
@@ -179,6 +180,14 @@ def txn_response(data: bytes) -> TxnResponse:
                 if op_number == 1:  # ResponseOp.response_range
                     resp.ranges.append(range_response(op))
     return resp
+
+
+def status_version(data: bytes) -> str:
+    """StatusResponse.version: the etcd release the member runs."""
+    for number, _, value in fields_of(data):
+        if number == 2:
+            return value.decode(errors="replace")
+    return ""
 
 
 def lease_grant_response(data: bytes) -> tuple[int, str]:

@@ -315,6 +315,10 @@ class SQLiteKV:
         for watcher in self._watchers:
             watcher.queue.put_nowait(KVBatch([], self._revision))
 
+    @property
+    def progress_requests_supported(self) -> bool:
+        return True  # the notification is queued behind every batch already published
+
     # ---- maintenance ----
 
     async def compact(self, revision: int) -> None:
