@@ -16,7 +16,6 @@ from ..admission.resourcequota.controller import IGNORED
 from ..admission.resourcequota.generic import calculate_usage
 from ..api.core.resourcequota.pods import quota_v1_pod
 from ..apimachinery.wait import Periodic
-from ..registry.options import ListQuery
 from .informer import Informer, InformerController, Resource
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -60,6 +59,9 @@ class ResourceQuotaController(InformerController):
         self.pending: set[tuple[str, str]] = set()
         watched = [r for key, r in self.resources.items() if key != ("", "resourcequotas")]
         self.informers = [Informer(quotas, self._observe_quota), *(Informer(r, self._observe) for r in watched)]
+        # the listers the evaluators count from (upstream's quota.ListerForResourceFunc): the informers'
+        self.listers = {(r.group, r.resource): informer for r, informer in zip(watched, self.informers[1:], strict=True)}
+        self.listers[("", "resourcequotas")] = self.informers[0]
         self.resync = Periodic("resource quota resync", SYNC_PERIOD, self._enqueue_all)
 
     async def start(self) -> None:
@@ -132,10 +134,9 @@ class ResourceQuotaController(InformerController):
                 asyncio.get_running_loop().call_later(RETRY_SECONDS, self._enqueue, namespace, name)
 
     async def _items(self, evaluator: Evaluator, namespace: str) -> list[Object]:
-        resource = self.resources.get((evaluator.group, evaluator.resource))
-        if resource is None:
-            return []
-        return (await resource.store.list(resource.context(namespace), ListQuery()))["items"]
+        """The objects an evaluator counts, from its resource's lister (shared: read, not changed)."""
+        informer = self.listers.get((evaluator.group, evaluator.resource))
+        return [] if informer is None else informer.indexer.list(namespace)
 
     async def _sync(self, namespace: str, name: str) -> None:
         """syncResourceQuota."""
