@@ -81,9 +81,19 @@ class PVCProtectionController(InformerController):
         await _drop_finalizer(self.claims, namespace, name, PVC_FINALIZER)
 
     async def _in_use(self, namespace: str, claim: str) -> bool:
-        pods = (await self.pods.store.list(self.pods.context(namespace), ListQuery(resource_version="0")))["items"]
-        return any(claim in claims_of(pod) and (pod.get("status") or {}).get("phase") not in TERMINATED
-                   for pod in pods)
+        """isBeingUsed: the pod lister first (askInformer); when no pod there uses the claim, a live list
+        (askAPIServer), as a pod created a moment ago may not have reached the informer."""
+        if _used_by_any(self.informers[1].indexer.list(namespace), claim):
+            return True
+        if self.pods.client is not None:
+            pods = (await self.pods.api(namespace).list())["items"]
+        else:
+            pods = (await self.pods.store.list(self.pods.context(namespace), ListQuery()))["items"]
+        return _used_by_any(pods, claim)
+
+
+def _used_by_any(pods: list[Object], claim: str) -> bool:
+    return any(claim in claims_of(pod) and (pod.get("status") or {}).get("phase") not in TERMINATED for pod in pods)
 
 
 class PVProtectionController(InformerController):
