@@ -9,7 +9,8 @@ import copy
 import pytest
 
 from kube_apiserver.admission.interfaces import Attributes
-from kube_apiserver.admission.resourcequota import Registry, controller
+from kube_apiserver.admission.resourcequota import QuotaAccessor, Registry, controller
+from kube_apiserver.admission.resourcequota import accessor as accessor_module
 from kube_apiserver.admission.resourcequota import resources as rl
 from kube_apiserver.admission.resourcequota.controller import QuotaEvaluator
 from kube_apiserver.api.core.resourcequota.evaluators import new_evaluators
@@ -121,3 +122,65 @@ def test_subtract_never_goes_negative_and_pretty_print_sorts():
                                     {"cpu": quantity.parse("2"), "memory": quantity.parse("1Gi")})
     assert rl.to_strings(used) == {"cpu": "0", "memory": "0", "pods": "1"}
     assert rl.pretty_print({"pods": quantity.parse("1"), "cpu": quantity.parse("500m")}) == "cpu=500m,pods=1"
+
+
+class EmptyInformer:
+    """An informer that has listed no quota anywhere."""
+
+    stopped = False
+
+    def __init__(self) -> None:
+        self.synced = asyncio.Event()
+        self.synced.set()
+        self.indexer = self
+
+    def list(self, namespace: str | None = None) -> list[dict]:
+        return []
+
+
+class CountingQuotaClient:
+    """The loopback client's resourcequotas: counts the live lists, and finds `quotas` in every namespace."""
+
+    def __init__(self, quotas: list[dict]) -> None:
+        self.quotas, self.lists = quotas, 0
+
+    def resource(self, group: str, version: str, resource: str) -> CountingQuotaClient:
+        return self
+
+    def namespace(self, namespace: str) -> CountingQuotaClient:
+        return self
+
+    async def list(self, **params: object) -> dict:
+        self.lists += 1
+        await asyncio.sleep(0.01)
+        return {"kind": "ResourceQuotaList", "apiVersion": "v1", "items": copy.deepcopy(self.quotas)}
+
+
+class EmptyInformers:
+    def __init__(self, client: CountingQuotaClient) -> None:
+        self.client, self.informer = client, EmptyInformer()
+
+    def for_resource(self, group: str, version: str, resource: str) -> EmptyInformer:
+        return self.informer
+
+
+def test_a_namespace_without_cached_quotas_is_looked_up_live_once_per_ttl(monkeypatch):
+    client = CountingQuotaClient([new_quota()])
+    accessor = QuotaAccessor(EmptyInformers(client))  # type: ignore[arg-type]
+
+    async def main() -> list[list[dict]]:
+        burst = await asyncio.gather(*(accessor.get_quotas("ns") for _ in range(5)))  # one shared list
+        assert client.lists == 1
+        later = await accessor.get_quotas("ns")  # within the TTL: the LRU answers
+        assert client.lists == 1
+        monkeypatch.setattr(accessor_module, "LIVE_TTL", 0.0)
+        accessor.live_lookups.clear()
+        await accessor.get_quotas("ns")
+        await accessor.get_quotas("ns")  # expired at once: listed again
+        assert client.lists == 3
+        await accessor.get_quotas("ns", live=True)  # a retry after a conflict always reads the storage
+        assert client.lists == 4
+        return [*burst, later]
+
+    answers = asyncio.run(main())
+    assert [[q["metadata"]["name"] for q in answer] for answer in answers] == [["q"]] * 6
