@@ -206,7 +206,7 @@ def availability(replica: Replica) -> tuple[str, str, str, str]:
 
 
 def consistent_availability(group: ReplicaSet, status: str) -> tuple[str, str, str, str]:
-    """The condition once every replica serves the same one with this status, left unchanged for three
+    """The condition once every replica serves the same one with this status, left unchanged for two
     resync periods: no replica writes it again (upstream writes it only when it changes)."""
     seen = wait_for(
         lambda: (
@@ -216,7 +216,7 @@ def consistent_availability(group: ReplicaSet, status: str) -> tuple[str, str, s
         ),
         timeout=30,
     )
-    time.sleep(3 * RESYNC_SECONDS)
+    time.sleep(2 * RESYNC_SECONDS)
     assert [availability(r) for r in group.replicas] == [seen] * len(group.replicas)
     return seen
 
