@@ -35,6 +35,8 @@ from etcd import EtcdCluster, free_port, require_etcd
 NAMESPACE = "ha-faults"
 CONFIGMAPS = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
 ENDPOINTS = "/api/v1/namespaces/default/endpoints/kubernetes"
+WATCH_QUERY = "allowWatchBookmarks=true&timeoutSeconds=20"
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 CONTROLLER_LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager"
 ACQUIRED = "successfully acquired lease kube-system/kube-controller-manager"
 # Endpoints validation refuses loopback addresses: these (TEST-NET-1) are only written, never dialled.
@@ -311,12 +313,14 @@ class Segment:
 
 
 class Watcher:
-    """An informer's loop over raw HTTP: list, then watch from the list's resourceVersion with bookmarks;
-    a watch that ends (or stalls) is resumed from the last resourceVersion; a 410 means relist."""
+    """An informer's loop over raw HTTP: list (or a watch-list), then watch from the list's resourceVersion
+    with bookmarks; a watch that ends (or stalls) is resumed from the last resourceVersion; a 410 means
+    relist."""
 
-    def __init__(self, replica: ReplicaProcess, number: int):
+    def __init__(self, replica: ReplicaProcess, number: int, watch_list: bool):
         self.replica = replica
         self.number = number
+        self.watch_list = watch_list
         self.segments: list[Segment] = []
         self.relists = 0  # after a 410 (the first list is not counted)
         self.resumes = 0
@@ -326,7 +330,8 @@ class Watcher:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __repr__(self) -> str:
-        return f"watcher {self.number} on replica {self.replica.index}"
+        kind = "watch-list" if self.watch_list else "list-then-watch"
+        return f"{kind} watcher {self.number} on replica {self.replica.index}"
 
     def start(self) -> None:
         self._thread.start()
@@ -337,33 +342,68 @@ class Watcher:
 
     def _run(self) -> None:
         while not self._stop.is_set() and self.replica.running:
-            segment = self._list()
+            segment, outcome = self._watch_list() if self.watch_list else (self._list(), "ended")
             if segment is None:
                 self._stop.wait(0.2)
                 continue
-            with self._lock:
-                self.segments.append(segment)
-            while not self._stop.is_set() and self.replica.running:
-                if self._watch(segment) == "gone":
-                    self.relists += 1
-                    break
-                self.resumes += 1
+            while outcome == "ended" and not self._stop.is_set() and self.replica.running:
+                outcome = self._watch(segment)
+                self.resumes += outcome == "ended"
+            self.relists += outcome == "gone"
+
+    def _begin(self, listed_revision: int, listed: dict[str, tuple[int, dict[str, str]]]) -> Segment:
+        segment = Segment(listed_revision, listed, last_revision=listed_revision)
+        with self._lock:
+            self.segments.append(segment)
+        return segment
 
     def _list(self) -> Segment | None:
         status, body = self.replica.request("GET", CONFIGMAPS)
         if status != 200:
             self.log.append(f"list: {status} {str(body)[:300]}")
             return None
-        revision = int(body["metadata"]["resourceVersion"])
         listed = {
             item["metadata"]["name"]: (int(item["metadata"]["resourceVersion"]), item.get("data") or {})
             for item in body["items"]
         }
-        return Segment(revision, listed, last_revision=revision)
+        return self._begin(int(body["metadata"]["resourceVersion"]), listed)
+
+    def _watch_list(self) -> tuple[Segment | None, str]:
+        """A watch-list (the initial state as ADDED events up to the bookmark marking their end), then its
+        live events on the same stream, as the controllers' informers watch."""
+        query = f"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&{WATCH_QUERY}"
+        conn = self.replica.connection(timeout=3)
+        segment = None
+        try:
+            conn.request("GET", CONFIGMAPS + query, headers=self.replica.headers())
+            resp = conn.getresponse()
+            if resp.status != 200:
+                self.log.append(f"watch-list: {resp.status} {resp.read()[:300]!r}")
+                return None, "ended"
+            listed: dict[str, tuple[int, dict[str, str]]] = {}
+            while segment is None:
+                line = resp.readline()
+                if not line:
+                    return None, "ended"  # ended before its initial state: start over
+                event = json.loads(line)
+                obj, meta = event["object"], event["object"]["metadata"]
+                if event["type"] == "ADDED":
+                    listed[meta["name"]] = (int(meta["resourceVersion"]), obj.get("data") or {})
+                elif event["type"] == "BOOKMARK" and (meta.get("annotations") or {}).get(INITIAL_EVENTS_END):
+                    segment = self._begin(int(meta["resourceVersion"]), listed)
+                else:
+                    self.log.append(f"watch-list: {event['type']} before the initial events end: {obj}")
+                    return None, "ended"
+            return segment, self._stream(segment, resp)
+        except (OSError, http.client.HTTPException) as err:
+            self.log.append(f"watch-list: {err!r}")
+        finally:
+            conn.close()
+        return segment, "ended"
 
     def _watch(self, segment: Segment) -> str:
         """One watch from the segment's last resourceVersion: 'gone' (410) or 'ended' (resume it)."""
-        query = f"?watch=1&resourceVersion={segment.last_revision}&allowWatchBookmarks=true&timeoutSeconds=20"
+        query = f"?watch=1&resourceVersion={segment.last_revision}&{WATCH_QUERY}"
         conn = self.replica.connection(timeout=3)  # a stalled stream is resumed, as a client's would be
         try:
             conn.request("GET", CONFIGMAPS + query, headers=self.replica.headers())
@@ -374,16 +414,20 @@ class Watcher:
                 self.log.append(f"watch: {resp.status} {resp.read()[:300]!r}")
                 self._stop.wait(0.2)
                 return "ended"
-            while not self._stop.is_set():
-                line = resp.readline()
-                if not line:
-                    return "ended"
-                if self._event(segment, json.loads(line)) == "gone":
-                    return "gone"
+            return self._stream(segment, resp)
         except (OSError, http.client.HTTPException) as err:
             self.log.append(f"watch: {err!r}")
         finally:
             conn.close()
+        return "ended"
+
+    def _stream(self, segment: Segment, resp: http.client.HTTPResponse) -> str:
+        while not self._stop.is_set():
+            line = resp.readline()
+            if not line:
+                return "ended"
+            if self._event(segment, json.loads(line)) == "gone":
+                return "gone"
         return "ended"
 
     def _event(self, segment: Segment, event: dict[str, Any]) -> str:
@@ -548,7 +592,11 @@ def test_writes_and_watches_survive_etcd_and_replica_faults(tmp_path):
                 "POST", "/api/v1/namespaces", {"metadata": {"name": NAMESPACE}}
             )
             assert status == 201, body
-            watchers = [Watcher(replica, n) for replica in replicas for n in range(WATCHERS_PER_REPLICA)]
+            watchers = [  # one of each kind per replica
+                Watcher(replica, n, watch_list=n % 2 == 1)
+                for replica in replicas
+                for n in range(WATCHERS_PER_REPLICA)
+            ]
             for watcher in watchers:
                 watcher.start()
             load = WriteLoad(replicas)
