@@ -35,6 +35,7 @@ from .protowire import (  # noqa: F401 - the wire helpers are used from here too
     read_varint,
     varint_field,
 )
+from .schematypes import openapi_message
 
 META = "k8s.io.apimachinery.pkg.apis.meta.v1."
 APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
@@ -91,12 +92,6 @@ def message_of(api_version: str, kind: str) -> str | None:
 
 def has_kind(api_version: str, kind: str) -> bool:
     return f"{api_version} {kind}" in KINDS
-
-
-def openapi_message(definition: str) -> str:
-    """The message of an OpenAPI definition: io.k8s.api.core.v1.Pod is k8s.io.api.core.v1.Pod, and
-    io.k8s.apiextensions-apiserver.pkg... is k8s.io.apiextensions_apiserver.pkg..."""
-    return "k8s.io." + definition.removeprefix("io.k8s.").replace("-", "_")
 
 
 def go_field(definition: str, json_name: str) -> Field | None:

@@ -11,6 +11,9 @@ into the Go struct does to a built-in object before defaulting and validation se
 - null leaves a field at its zero value: a field set to null is absent (nil), except scalars without omitempty, which
   Go writes out as their zero value (PriorityClass `value: null` is 0); a null map value or list item is the
   zero value of its type (a label `null` is "", `cidrs: [null]` is [""]).
+- A scalar field Go leaves out when zero (omitempty, not a pointer: `externalName: ""`, `globalDefault:
+  false`) is removed when it holds its zero value: the struct cannot tell it from absent (go_omitempty.py,
+  generated from the Go facts).
 - []byte fields (`format: byte`) are base64 as Go decodes it (CR and LF ignored, Go's offset of the first bad
   byte) and are re-encoded canonically; int-or-string and quantity values of another JSON kind are refused as
   their UnmarshalJSON refuses them.
@@ -23,6 +26,7 @@ import base64
 import functools
 from typing import Any
 
+from .go_omitempty import OMIT_WHEN_ZERO
 from .jsontypes import CorruptBase64, decode_base64, number_error, value_kind
 from .openapischema import Node
 
@@ -42,6 +46,21 @@ class TypeMismatch(Exception):
 @functools.cache
 def short(definition: str) -> str:
     return definition.rsplit(".", 1)[-1]
+
+
+def openapi_message(definition: str) -> str:
+    """The protobuf message of an OpenAPI definition: io.k8s.api.core.v1.Pod is k8s.io.api.core.v1.Pod, and
+    io.k8s.apiextensions-apiserver.pkg... is k8s.io.apiextensions_apiserver.pkg..."""
+    return "k8s.io." + definition.removeprefix("io.k8s.").replace("-", "_")
+
+
+@functools.cache
+def omitted_when_zero(definition: str) -> frozenset[str]:
+    return OMIT_WHEN_ZERO.get(openapi_message(definition), frozenset()) if definition else frozenset()
+
+
+def _is_zero_scalar(value: Any) -> bool:
+    return value is False or value == "" or (type(value) in (int, float) and value == 0)
 
 
 def go_type(node: Node) -> str:
@@ -134,6 +153,7 @@ class _Decoder:
         if node.definition:
             holder = short(node.definition)
         additional = node.additional()
+        omitted = omitted_when_zero(node.definition) if self.normalize else frozenset()
         for key, item in list(value.items()):
             if key in properties:
                 child = node.child(key)
@@ -141,6 +161,9 @@ class _Decoder:
                     continue
                 if item is not None:
                     decoded = self.value(item, child, holder, f"{path}.{key}" if path else key)
+                    if key in omitted and _is_zero_scalar(decoded):
+                        del value[key]
+                        continue
                 elif _null_is_zero(node.definition, key, child):
                     decoded = _zero(child)
                 else:

@@ -74,6 +74,33 @@ def test_decode_gives_what_go_decodes(root, obj, decoded):
     assert obj == decoded
 
 
+SERVICE = SOURCE.for_kind("", "v1", "Service")
+
+
+@pytest.mark.parametrize(("root", "obj", "decoded"), [
+    # omitempty, not a pointer: a zero value is forgotten by the struct
+    (PRIORITY_CLASS, {"value": 0, "globalDefault": False, "description": ""}, {"value": 0}),
+    (SERVICE, {"spec": {"externalName": "", "publishNotReadyAddresses": False, "healthCheckNodePort": 0,
+                        "ports": [{"port": 80, "nodePort": 0, "name": ""}]}},
+     {"spec": {"ports": [{"port": 80}]}}),
+    (CM, {"metadata": {"name": "c", "generateName": "", "generation": 0}}, {"metadata": {"name": "c"}}),
+    # a decoded [] or {} is an empty, non-nil slice or map in Go's memory: kept as sent
+    (CM, {"metadata": {"name": "c", "finalizers": [], "labels": {}}, "data": {}},
+     {"metadata": {"name": "c", "finalizers": [], "labels": {}}, "data": {}}),
+    # kept: pointers (ConfigMap immutable, Deployment replicas), fields without omitempty (containers,
+    # a container's name), structs (omitempty never leaves one out) and int-or-string (a struct)
+    (CM, {"immutable": False}, {"immutable": False}),
+    (DEPLOY, {"spec": {"replicas": 0, "template": {"spec": {"containers": [], "securityContext": {}}}}},
+     {"spec": {"replicas": 0, "template": {"spec": {"containers": [], "securityContext": {}}}}}),
+    (POD, {"spec": {"containers": [{"name": "", "ports": [{"containerPort": 0}]}]}},
+     {"spec": {"containers": [{"name": "", "ports": [{"containerPort": 0}]}]}}),
+    (SERVICE, {"spec": {"ports": [{"port": 80, "targetPort": 0}]}}, {"spec": {"ports": [{"port": 80, "targetPort": 0}]}}),
+])
+def test_zero_values_go_leaves_out_are_removed(root, obj, decoded):
+    assert schematypes.decode(obj, root) is None
+    assert obj == decoded
+
+
 def test_check_leaves_the_object_as_sent():
     obj = {"metadata": {"labels": {"a": None}}, "binaryData": {"a": "YW\nJj"}}
     assert schematypes.check(obj, CM) is None
