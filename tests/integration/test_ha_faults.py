@@ -8,9 +8,10 @@ under write load and watched from every replica.
    to another replica (its kube-controller-manager Lease, and a controller seen working).
 
 Then no acknowledged create is lost (each is in a consistent list of every surviving replica, with its
-data), and every watcher saw the creates once each, in resourceVersion order, with no silent gap: a watch
-that ends is resumed from its last resourceVersion, one answered 410 relists, and between two relists
-each watcher's events are complete and ordered. Figures (creates/s per phase, the pause at the leader
+data), a consistent read through another replica right after a create always holds it, and every watcher
+(a list then a watch, or a watch-list as the controllers' informers) saw the creates once each, in
+resourceVersion order, with no silent gap: a watch that ends is resumed from its last resourceVersion,
+one answered 410 relists, and between two relists each watcher's events are complete and ordered. Figures (creates/s per phase, the pause at the leader
 kill, how long the endpoint and the controllers took) are printed: run with -s to see them."""
 
 from __future__ import annotations
