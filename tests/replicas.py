@@ -6,11 +6,14 @@ through its `client` (conftest's Server request helper)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 import uvloop
 
 from conftest import Server
@@ -167,3 +170,20 @@ def replica_set(root: str, count: int, etcd_servers: str = "") -> ReplicaSet:
         group.close()
         raise
     return group
+
+
+BACKENDS = ["sqlite", "etcd"]
+
+
+@contextlib.contextmanager
+def replicas_on_param(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, name: str, count: int
+) -> Iterator[ReplicaSet]:
+    """`count` replicas on the backend a fixture parametrized with BACKENDS names (for "etcd", the `etcd`
+    fixture's member), closed when the block ends."""
+    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
+    group = replica_set(str(tmp_path_factory.mktemp(name)), count, etcd_servers)
+    try:
+        yield group
+    finally:
+        group.close()

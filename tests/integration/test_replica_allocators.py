@@ -17,22 +17,18 @@ import pytest
 from kube_apiserver.api.core.service.portallocator import NODE_PORTS_KEY, PortSet
 from kube_apiserver.api.core.service.repair import NUM_REPAIRS_BEFORE_LEAK_CLEANUP
 from kube_apiserver.storage.codec import decode_value
-from replicas import Replica, ReplicaSet, replica_set
+from replicas import BACKENDS, Replica, ReplicaSet, replica_set, replicas_on_param
 
 SVCS = "/api/v1/namespaces/default/services"
 IPS = "/apis/networking.k8s.io/v1/ipaddresses"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "etcd"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def replicas(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ReplicaSet]:
-    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
-    group = replica_set(str(tmp_path_factory.mktemp("allocators")), 2, etcd_servers)
-    try:
+    with replicas_on_param(request, tmp_path_factory, "allocators", 2) as group:
         yield group
-    finally:
-        group.close()
 
 
 def node_port_service(name: str, node_port: int = 0) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import pytest
 from test_aggregator import AS, GROUP, GV_PATH, VERSION, Backend, api_service, available, host_ip
 
 from conftest import wait_for
-from replicas import Replica, ReplicaSet, replica_set
+from replicas import BACKENDS, Replica, ReplicaSet, replicas_on_param
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 GADGET_GROUP = "propagation.example.com"
@@ -29,18 +29,14 @@ RESYNC_SECONDS = 1.0  # how often each replica checks a remote APIService's avai
 AGGREGATED = {"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
 
 
-@pytest.fixture(scope="module", params=["sqlite", "etcd"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def replicas(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ReplicaSet]:
-    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
     with pytest.MonkeyPatch.context() as patch:  # remote availability rechecked every second
         patch.setattr("kube_apiserver.aggregator.lister.RESYNC_SECONDS", RESYNC_SECONDS)
-        group = replica_set(str(tmp_path_factory.mktemp("propagation")), 3, etcd_servers)
-    try:
-        yield group
-    finally:
-        group.close()
+        with replicas_on_param(request, tmp_path_factory, "propagation", 3) as group:
+            yield group
 
 
 def propagation(what: str, group: ReplicaSet, seen: Callable[[Replica], Any]) -> None:

@@ -12,22 +12,18 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conftest import Response, wait_for
-from replicas import ReplicaSet, replica_set
+from replicas import BACKENDS, ReplicaSet, replicas_on_param
 
 NS = "/api/v1/namespaces"
 CREATES = 30
 
 
-@pytest.fixture(scope="module", params=["sqlite", "etcd"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def replicas(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ReplicaSet]:
-    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
-    group = replica_set(str(tmp_path_factory.mktemp("quota-replicas")), 3, etcd_servers)
-    try:
+    with replicas_on_param(request, tmp_path_factory, "quota-replicas", 3) as group:
         yield group
-    finally:
-        group.close()
 
 
 def quota_namespace(group: ReplicaSet, name: str, hard: dict[str, str], used: dict[str, str]) -> str:

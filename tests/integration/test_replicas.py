@@ -26,23 +26,19 @@ from kube_apiserver.controlplane.identitylease import (
 )
 from kube_apiserver.storage.objectstore import ObjectStore
 from kube_apiserver.storage.sqlite import SQLiteKV
-from replicas import ADDRESSES, Replica, ReplicaSet, replica_set
+from replicas import ADDRESSES, BACKENDS, Replica, ReplicaSet, replicas_on_param
 
 ENDPOINTS = "/api/v1/namespaces/default/endpoints/kubernetes"
 SLICE = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes"
 CONTROLLER_LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "etcd"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def replicas(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ReplicaSet]:
-    etcd_servers = request.getfixturevalue("etcd").endpoints if request.param == "etcd" else ""
-    group = replica_set(str(tmp_path_factory.mktemp("replicas")), 3, etcd_servers)
-    try:
+    with replicas_on_param(request, tmp_path_factory, "replicas", 3) as group:
         yield group
-    finally:
-        group.close()
 
 
 def live(group: ReplicaSet) -> list[Replica]:

@@ -4,9 +4,10 @@ before a worker takes it is worked once; a failed key comes back after an expone
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+
+from ..apimachinery.wait import cancel_and_wait
 
 log = logging.getLogger("kube_apiserver.aggregator")
 BASE_DELAY = 0.005  # NewTypedItemExponentialFailureRateLimiter(5ms, ...)
@@ -61,11 +62,7 @@ class Workers:
         self._tasks = [loop.create_task(self._work()) for _ in range(self.count)]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*self._tasks)
         self._tasks = []
 
     async def _work(self) -> None:

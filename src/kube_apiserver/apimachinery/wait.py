@@ -11,6 +11,16 @@ from collections.abc import Awaitable, Callable
 log = logging.getLogger("kube_apiserver")
 
 
+async def cancel_and_wait(*tasks: asyncio.Task | asyncio.Future | None) -> None:
+    """Cancels the tasks (None ones are skipped) and waits for each to end."""
+    running = [task for task in tasks if task is not None]
+    for task in running:
+        task.cancel()
+    for task in running:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 class Periodic:
     def __init__(self, name: str, interval: float, fn: Callable[[], Awaitable[None]]):
         self.name = name
@@ -23,11 +33,8 @@ class Periodic:
             self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
 
     async def _loop(self) -> None:
         while True:

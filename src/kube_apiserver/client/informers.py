@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..apimachinery import errors
+from ..apimachinery.wait import cancel_and_wait
 from .rest import Client, ResourceClient
 
 log = logging.getLogger("kube_apiserver.client")
@@ -199,11 +200,7 @@ class SharedIndexInformer:
 
     async def stop(self) -> None:
         self.stopped = True
-        for task in (self._task, self._resync):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        await cancel_and_wait(self._task, self._resync)
 
     async def _run(self) -> None:
         while True:

@@ -4,13 +4,13 @@ informer-driven controller with its work queue."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.wait import cancel_and_wait
 from ..client.informers import (
     ADDED,
     DELETED,
@@ -175,10 +175,7 @@ class InformerController:
         await self._work()
 
     async def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
+        await cancel_and_wait(self._worker)
         for informer in self.informers:
             await informer.stop()
 

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from ..apimachinery import errors
+from ..apimachinery.wait import cancel_and_wait
 from ..registry.context import Context, UserInfo
 from ..registry.rest import UpdatedObjectInfo
 
@@ -207,11 +208,8 @@ class LeaderElector:
 
     async def stop(self) -> None:
         """Stops campaigning; a leader stops its work first, then (release_on_cancel) frees the lease."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         if self.leading:
             await self._stop_leading()
             if self.release_on_cancel:

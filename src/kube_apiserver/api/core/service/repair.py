@@ -14,7 +14,6 @@ replica and safe beside each other's and beside allocations in flight:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -22,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from ....apimachinery import errors
+from ....apimachinery.wait import cancel_and_wait
 from ....registry.options import ListQuery
 from ....registry.store import Store
 from .alloc import Allocators
@@ -241,24 +241,12 @@ class ClusterIPRepair:
                 )
                 await self._create(ip, svc)
             elif not _references_a_service(current) or not _labels_valid(current, self.ips.family):
-                log.error(
-                    "the ClusterIP [%s]: %s for Service %s has a wrong reference; repairing",
-                    self.ips.family,
-                    ip,
-                    _name(svc),
-                )
-                await self._recreate(ip, svc)
+                await self._repair_reference(ip, svc)
             elif (owner := f"{_ref(current).get('namespace', '')}/{_ref(current).get('name', '')}") != _name(
                 svc
             ):
                 if owner not in listed and await self._service(_ref(current)) is None:
-                    log.error(
-                        "the ClusterIP [%s]: %s for Service %s has a wrong reference; repairing",
-                        self.ips.family,
-                        ip,
-                        _name(svc),
-                    )
-                    await self._recreate(ip, svc)
+                    await self._repair_reference(ip, svc)
                 else:
                     log.error(
                         "the cluster IP [%s]:%s for service %s was assigned to other services %s; "
@@ -268,6 +256,11 @@ class ClusterIPRepair:
                         _name(svc),
                         owner,
                     )
+
+    async def _repair_reference(self, ip: str, svc: Object) -> None:
+        log.error("the ClusterIP [%s]: %s for Service %s has a wrong reference; repairing", self.ips.family, ip,
+                  _name(svc))
+        await self._recreate(ip, svc)
 
     async def _sync_ip_address(self, item: Object, listed: dict[str, Object]) -> float | None:
         name = item["metadata"]["name"]
@@ -353,11 +346,7 @@ class ServiceRepairController:
             raise RuntimeError("unable to perform initial IP and Port allocation check")
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*self._tasks)
         self._tasks = []
 
     async def _repair_node_ports(self) -> float:
