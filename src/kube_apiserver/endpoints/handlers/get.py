@@ -6,7 +6,7 @@ from ...apimachinery import errors, field, fields
 from ...apimachinery.gostrconv import quote
 from ...registry.options import ListQuery
 from ..http import Request, Response
-from .responses import write_object
+from .responses import write_list, write_object
 from .scope import RequestScope
 
 
@@ -128,4 +128,4 @@ async def list_(scope: RequestScope, req: Request) -> Response:
     ctx = scope.context(req)
     query = list_query(req)
     result = await scope.storage.list(ctx, query)
-    return write_object(req, scope, 200, result)
+    return await write_list(req, scope, 200, result)

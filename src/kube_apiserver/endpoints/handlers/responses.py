@@ -9,6 +9,7 @@ from ...apimachinery import errors
 from ...registry.table import partial_object_metadata
 from .. import negotiation
 from ..http import Request, Response
+from . import listwriter
 from .scope import RequestScope
 
 Object = dict[str, Any]
@@ -62,7 +63,10 @@ def write_object(req: Request, scope: RequestScope, status: int, obj: Object) ->
     media = media_for(req, scope)
     if media.convert == "PartialObjectMetadataList" and not isinstance(obj.get("items"), list):
         raise errors.not_acceptable(negotiation.ACCEPTED)
-    out = transform(obj, media, scope, req)
+    return _write_transformed(req, status, transform(obj, media, scope, req), media)
+
+
+def _write_transformed(req: Request, status: int, out: Object, media: negotiation.MediaType) -> Response:
     body = _as_protobuf(out) if media.media == negotiation.PROTOBUF else None
     if body is None:
         if media.media == negotiation.PROTOBUF:
@@ -70,6 +74,66 @@ def write_object(req: Request, scope: RequestScope, status: int, obj: Object) ->
         body = negotiation.encode(out, media)
     content_type = media.content_type if media.convert else media.media
     return Response(status, body, content_type, warning_headers(req))
+
+
+async def write_list(req: Request, scope: RequestScope, status: int, obj: Object) -> Response:
+    """A list as write_object writes it; a long one converted and encoded a slice at a time, yielding to the
+    event loop between slices (listwriter), so it does not stall every other request while it is written."""
+    if not listwriter.is_large(obj):
+        return write_object(req, scope, status, obj)
+    media = media_for(req, scope)
+    yielder = listwriter.Yielder()
+    out = await _transform_sliced(obj, media, scope, req, yielder)
+    encoded = await _encode_sliced(out, media, yielder)
+    if encoded is None:  # not laid out as the sliced encoders expect: encoded in one go, as before
+        return _write_transformed(req, status, out, media)
+    body, media = encoded
+    content_type = media.content_type if media.convert else media.media
+    return Response(status, body, content_type, warning_headers(req))
+
+
+async def _transform_sliced(obj: Object, media: negotiation.MediaType, scope: RequestScope, req: Request,
+                            yielder: listwriter.Yielder) -> Object:
+    """transform() of a long list, its items converted a slice at a time."""
+    items = obj["items"]
+    if media.convert == "Table":
+        include = req.param("includeObject") or "Metadata"
+        head = scope.table.convert({**obj, "items": []}, include)
+        head["rows"] = await listwriter.map_sliced(
+            items, lambda part: scope.table.convert({"items": part}, include)["rows"], yielder)
+        return head
+    if media.convert in ("PartialObjectMetadata", "PartialObjectMetadataList"):
+        return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+                "metadata": obj.get("metadata", {}),
+                "items": await listwriter.map_sliced(
+                    items, lambda part: [partial_object_metadata(i) for i in part], yielder)}
+    return obj
+
+
+async def _encode_sliced(out: Object, media: negotiation.MediaType, yielder: listwriter.Yielder
+                         ) -> tuple[bytes, negotiation.MediaType] | None:
+    """The converted list's bytes and media type, or None to encode it in one go. A list that cannot be
+    written in protobuf is written in JSON, as _write_transformed does."""
+    key = "rows" if out.get("kind") == "Table" else "items"
+    if media.media == negotiation.PROTOBUF:
+        if key != "items":
+            return None
+        try:
+            body = await listwriter.encode_protobuf(out, yielder)
+        except (ValueError, TypeError, AttributeError):  # as _as_protobuf: a stored value that does not fit
+            log.warning("cannot write %s %s in protobuf; writing JSON", out.get("apiVersion"), out.get("kind"),
+                        exc_info=True)
+            body = None
+        if body is not None:
+            return body, media
+        media = negotiation.MediaType(negotiation.JSON, media.convert, media.group, media.version)
+    if media.media == negotiation.YAML:
+        body = await listwriter.encode_yaml(out, key, yielder)
+    elif media.media == negotiation.JSON and not media.pretty:
+        body = await listwriter.encode_json(out, key, yielder)
+    else:
+        body = None
+    return (body, media) if body is not None else None
 
 
 TRUNCATE_AT_TOTAL_RUNES = 4 * 1024

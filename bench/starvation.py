@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Does one CPU-heavy request starve the others? The worst /readyz answer while it runs.
+
+Starts the real `kube-apiserver` (a child process, a fresh data dir), stores --objects ConfigMaps of about
+1 KiB in one namespace, then for each scenario sends the heavy request on one connection while a probe on
+another connection GETs /readyz every 10 ms. It prints, per scenario, how long the heavy request took and the
+probe's worst latency and worst gap between two answers (what a health check or a small GET would have seen).
+
+Scenarios:
+- list-json, list-protobuf, list-table, list-yaml: the whole namespace listed in that representation;
+- patch-smp: a strategic merge patch rewriting 5,000 env entries of a Deployment's container;
+- cr-deep: a custom resource --depth levels deep created, then server-side applied.
+
+    python bench/starvation.py                                   # 20,000 ConfigMaps, every scenario
+    python bench/starvation.py --objects 5000 --scenarios list-json,list-protobuf
+    python bench/starvation.py --baseline-src /tmp/before/src    # the same against another tree, after
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+HOST = "127.0.0.1"
+NS = "starve"
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+PROBE_INTERVAL = 0.010
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+SCENARIOS = ["list-json", "list-protobuf", "list-table", "list-yaml", "patch-smp", "cr-deep"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def tls_client() -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE  # the serving certificate is signed by the CA the server made
+    return ctx
+
+
+@dataclass
+class Server:
+    port: int
+    token: str
+    proc: subprocess.Popen
+
+    def connect(self) -> http.client.HTTPSConnection:
+        return http.client.HTTPSConnection(HOST, self.port, timeout=600, context=tls_client())
+
+    def request(self, method: str, path: str, body: object = None, content_type: str = "application/json",
+                accept: str = "", conn: http.client.HTTPSConnection | None = None) -> tuple[int, bytes]:
+        own = conn is None
+        conn = conn or self.connect()
+        headers = {"Authorization": f"Bearer {self.token}"}
+        if accept:
+            headers["Accept"] = accept
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            headers["Content-Type"] = content_type
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        finally:
+            if own:
+                conn.close()
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def start_server(src: str, work: str, log) -> Server:
+    data_dir = tempfile.mkdtemp(prefix="starve-", dir=work)
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
+    proc = subprocess.Popen([sys.executable, "-m", "kube_apiserver", "--data-dir", data_dir, "--secure-port",
+                             str(port), "--shutdown-delay-duration=0s"], stdout=log, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 120
+    server = Server(port, "", proc)
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            if server.request("GET", "/readyz")[0] == 200:
+                break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError("server did not get ready")
+        time.sleep(0.2)
+    server.token = re.search(r"token:\s*(\S+)", Path(data_dir, "admin.kubeconfig").read_text()).group(1)  # type: ignore[union-attr]
+    return server
+
+
+def seed(server: Server, objects: int) -> None:
+    server.request("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
+    local = threading.local()
+
+    def create(i: int) -> None:
+        if not hasattr(local, "conn"):
+            local.conn = server.connect()
+        body = {"metadata": {"name": f"cm-{i:06d}", "labels": {"app": "starve"}},
+                "data": {f"key-{k}": f"value-{i}-{k}-" + "x" * 80 for k in range(10)}}
+        status, out = server.request("POST", f"/api/v1/namespaces/{NS}/configmaps", body, conn=local.conn)
+        assert status in (201, 409), (status, out[:200])
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(create, range(objects)))
+
+
+@dataclass
+class Probe:
+    latencies: list[float]
+    gaps: list[float]
+
+
+def probe_until(server: Server, done: threading.Event, out: Probe) -> None:
+    """GET /readyz every PROBE_INTERVAL on one keep-alive connection until `done`."""
+    conn = server.connect()
+    last = time.monotonic()
+    while not done.is_set():
+        start = time.monotonic()
+        status, _ = server.request("GET", "/readyz", conn=conn)
+        end = time.monotonic()
+        assert status == 200, status
+        out.latencies.append(end - start)
+        out.gaps.append(end - last)
+        last = end
+        time.sleep(PROBE_INTERVAL)
+    conn.close()
+
+
+def with_probe(server: Server, heavy) -> tuple[float, Probe, str]:
+    done = threading.Event()
+    probe = Probe([], [])
+    thread = threading.Thread(target=probe_until, args=(server, done, probe))
+    thread.start()
+    time.sleep(0.2)  # the probe's connection is warm
+    start = time.monotonic()
+    try:
+        note = heavy()
+    finally:
+        elapsed = time.monotonic() - start
+        done.set()
+        thread.join()
+    return elapsed, probe, note
+
+
+def deep(depth: int) -> dict:
+    value: dict = {"leaf": "x"}
+    for _ in range(depth):
+        value = {"n": value}
+    return value
+
+
+def prepare_crd(server: Server) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "deeps.starve.example.com"},
+           "spec": {"group": "starve.example.com", "scope": "Namespaced",
+                    "names": {"plural": "deeps", "singular": "deep", "kind": "Deep", "listKind": "DeepList"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object",
+                                                                 "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    deadline = time.monotonic() + 30
+    while server.request("GET", f"/apis/starve.example.com/v1/namespaces/{NS}/deeps")[0] != 200:
+        assert time.monotonic() < deadline, "CRD not served"
+        time.sleep(0.2)
+
+
+def heavy_request(server: Server, scenario: str, depth: int):
+    listing = f"/api/v1/namespaces/{NS}/configmaps"
+    if scenario.startswith("list-"):
+        accept = {"list-json": "application/json", "list-protobuf": PROTOBUF, "list-table": TABLE,
+                  "list-yaml": "application/yaml"}[scenario]
+
+        def run() -> str:
+            status, body = server.request("GET", listing, accept=accept)
+            assert status == 200, (status, body[:300])
+            return f"{len(body) / 1e6:.1f} MB"
+        return run
+    if scenario == "patch-smp":
+        env = [{"name": f"E{i}", "value": "a"} for i in range(5000)]
+        labels = {"app": "envs"}
+        deploy = {"metadata": {"name": "envs"},
+                  "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
+                      "containers": [{"name": "c", "image": "busybox", "env": env}]}}}}
+        path = f"/apis/apps/v1/namespaces/{NS}/deployments"
+        server.request("DELETE", f"{path}/envs")
+        status, body = server.request("POST", path, deploy)
+        assert status == 201, (status, body[:300])
+        value = str(time.time())
+        patch = {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "env": [{"name": f"E{i}", "value": value} for i in range(5000)]}]}}}}
+
+        def run() -> str:
+            status, body = server.request("PATCH", f"{path}/envs", patch,
+                                          "application/strategic-merge-patch+json")
+            assert status == 200, (status, body[:300])
+            return "5,000 env entries"
+        return run
+    if scenario == "cr-deep":
+        prepare_crd(server)
+        obj = {"apiVersion": "starve.example.com/v1", "kind": "Deep", "metadata": {"name": "d"}, "spec": deep(depth)}
+
+        def run() -> str:
+            server.request("DELETE", f"/apis/starve.example.com/v1/namespaces/{NS}/deeps/d")
+            status, body = server.request("PATCH", f"/apis/starve.example.com/v1/namespaces/{NS}/deeps/d"
+                                                   "?fieldManager=bench", obj, "application/apply-patch+yaml")
+            assert status in (200, 201), (status, body[:300])
+            return f"apply {depth} levels deep"
+        return run
+    raise ValueError(scenario)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--objects", type=int, default=20_000)
+    parser.add_argument("--depth", type=int, default=2_000, help="levels of the cr-deep custom resource")
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--baseline-src", metavar="SRC", help="another source tree, run after this one")
+    parser.add_argument("--log", default=os.devnull, help="the servers' output")
+    args = parser.parse_args()
+    trees = [("current", SRC)] + ([("before", args.baseline_src)] if args.baseline_src else [])
+    scenarios = args.scenarios.split(",")
+    rows = []
+    with tempfile.TemporaryDirectory() as work, open(args.log, "ab") as log:
+        for name, src in trees:
+            server = start_server(src, work, log)
+            try:
+                t0 = time.monotonic()
+                seed(server, args.objects)
+                print(f"{name}: {args.objects} ConfigMaps stored in {time.monotonic() - t0:.1f} s", flush=True)
+                for scenario in scenarios:
+                    elapsed, probe, note = with_probe(server, heavy_request(server, scenario, args.depth))
+                    rows.append((name, scenario, note, elapsed, max(probe.latencies), max(probe.gaps),
+                                 len(probe.latencies)))
+                    print(f"  {scenario}: {elapsed:.2f} s, worst /readyz {max(probe.latencies) * 1000:.0f} ms",
+                          flush=True)
+            finally:
+                server.stop()
+    print(f"\n/readyz probed every {PROBE_INTERVAL * 1000:.0f} ms while the heavy request runs "
+          f"({args.objects} ConfigMaps; the machine is shared, so compare rows of one run)")
+    print(f"{'tree':<8} {'scenario':<14} {'size':<22} {'heavy s':>8} {'worst readyz ms':>16} {'worst gap ms':>13} "
+          f"{'probes':>7}")
+    for name, scenario, note, elapsed, worst, gap, count in rows:
+        print(f"{name:<8} {scenario:<14} {note:<22} {elapsed:>8.2f} {worst * 1000:>16.0f} {gap * 1000:>13.0f} "
+              f"{count:>7}")
+
+
+if __name__ == "__main__":
+    main()
