@@ -14,6 +14,8 @@ from ..admission.webhook.serviceresolution import ServiceResolver
 from ..aggregator.server import new_aggregator_server
 from ..api import schemas
 from ..api.core import podspec
+from ..api.flowcontrol import bootstrap as flowcontrol_bootstrap
+from ..api.flowcontrol.common import GROUP as FLOWCONTROL_GROUP
 from ..api.resource import features as resource_features
 from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.equivalence import EquivalentResourceRegistry
@@ -36,6 +38,9 @@ from ..client.rest import Client, LoopbackTransport
 from ..controllers.aggregated import aggregated_resources
 from ..controlplane.instance import ExtraConfig, new_instance
 from ..controlplane.rbac import InformerRuleSource, bootstrap_roles
+from ..endpoints.http import Request, Response, text
+from ..flowcontrol.controller import Controller as FlowControl
+from ..flowcontrol.controller import InformerSource
 from ..registry.context import UserInfo
 from ..server import healthz
 from ..server.config import CompletedConfig, Config
@@ -146,6 +151,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
         schemas=SchemaSource(schemas.definitions, schemas.schema_name),
         equivalent_resources=equivalents,
     )
+    _configure_flow_control(opts, generic, informers)
     try:
         opts.audit.apply_to(generic)
     except ValueError as err:
@@ -170,6 +176,39 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     extra.loopback = loopback  # the controllers write through it
     _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
+
+
+def _configure_flow_control(opts: CompletedOptions, generic: Config, informers: SharedInformerFactory) -> None:
+    """API Priority and Fairness over the loopback informers' FlowSchemas and PriorityLevelConfigurations,
+    sharing out the two in-flight limits summed (FeatureOptions.ApplyTo); or, when it is disabled, those two
+    limits on their own."""
+    generic.max_requests_inflight = opts.generic.max_requests_inflight
+    generic.max_mutating_requests_inflight = opts.generic.max_mutating_requests_inflight
+    if not opts.features.enable_priority_and_fairness:
+        return
+    limit = opts.generic.max_requests_inflight + opts.generic.max_mutating_requests_inflight
+    if limit <= 0:
+        raise SystemExit(f"Error: invalid configuration: MaxRequestsInFlight={opts.generic.max_requests_inflight} "
+                         f"and MaxMutatingRequestsInFlight={opts.generic.max_mutating_requests_inflight}; they "
+                         "must add up to something positive")
+    source = InformerSource(informers.for_resource(FLOWCONTROL_GROUP, "v1", "flowschemas"),
+                            informers.for_resource(FLOWCONTROL_GROUP, "v1", "prioritylevelconfigurations"))
+    generic.flow_control = FlowControl(limit, opts.generic.request_timeout / 4,
+                                       flowcontrol_bootstrap.MANDATORY_PRIORITY_LEVELS,
+                                       flowcontrol_bootstrap.MANDATORY_FLOW_SCHEMAS, source)
+    generic.metrics.collectors.append(generic.flow_control.metric_lines)
+
+
+def _install_flow_control_debug(config: ServerConfig, server: GenericAPIServer) -> None:
+    """/debug/api_priority_and_fairness/dump_*, unlisted, as the controller's Install does."""
+    flow_control = config.generic.flow_control
+    if flow_control is None:
+        return
+    for name, dump in (("dump_priority_levels", flow_control.dump_priority_levels),
+                       ("dump_queues", flow_control.dump_queues)):
+        async def serve(req: Request, dump: Any = dump) -> Response:
+            return text(200, dump())
+        server.handler.non_restful_mux.handle_unlisted(f"/debug/api_priority_and_fairness/{name}", serve)
 
 
 def _configure_replica(opts: CompletedOptions, extra: ExtraConfig, exclusive: bool) -> None:
@@ -199,6 +238,7 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
                                         lambda: bootstrap_roles(_loopback(config), config.rbac_source))
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
     _connect_loopback(config, server)
+    _install_flow_control_debug(config, server)
     # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
     kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
     return server

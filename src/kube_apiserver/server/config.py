@@ -16,6 +16,7 @@ from ..authorization.authorizer import Authorizer
 from ..endpoints.discovery import DiscoveryManager
 from ..endpoints.http import Handler
 from ..endpoints.openapi import OpenAPIService
+from ..flowcontrol.controller import Controller as FlowControl
 from .filters.audit import (
     AuditBackend,
     PolicyRuleEvaluator,
@@ -28,6 +29,8 @@ from .filters.authorization import with_authorization
 from .filters.cors import with_cors
 from .filters.httplog import with_httplog
 from .filters.impersonation import with_impersonation
+from .filters.maxinflight import with_max_in_flight_limit
+from .filters.priority_and_fairness import with_priority_and_fairness
 from .filters.recovery import with_panic_recovery
 from .filters.requestinfo import with_request_info
 from .filters.shutdown import (
@@ -81,6 +84,10 @@ class Config:
     # Run when the server has stopped (storage is closed here).
     destroy_functions: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     build_handler_chain: Callable[[Handler, Config], Handler] | None = None
+    # API Priority and Fairness; without it, the max-in-flight limits (0: unlimited)
+    flow_control: FlowControl | None = None
+    max_requests_inflight: int = 0
+    max_mutating_requests_inflight: int = 0
 
     def complete(self) -> CompletedConfig:
         if self.build_handler_chain is None:
@@ -105,8 +112,13 @@ class CompletedConfig:
 def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
     """Innermost first; a request meets them in the reverse order: audit init, recovery, request info,
     httplog, retry-after (shutting down), metrics, watch termination, wait group, timeout, CORS,
-    authentication (its failures audited), audit, impersonation, authorization, then the director."""
+    authentication (its failures audited), audit, impersonation, flow control (priority and fairness, or
+    max-in-flight), authorization, then the director."""
     handler = with_authorization(api_handler, c.authorizer)
+    if c.flow_control is not None:
+        handler = with_priority_and_fairness(handler, c.flow_control)
+    else:
+        handler = with_max_in_flight_limit(handler, c.max_requests_inflight, c.max_mutating_requests_inflight)
     handler = with_impersonation(handler, c.authorizer)
     handler = with_audit(handler, c.audit_backend, c.audit_policy)
     handler = with_authentication(handler, c.authenticator)

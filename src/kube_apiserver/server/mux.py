@@ -12,9 +12,14 @@ class PathRecorderMux:
         self.exact: dict[str, Handler] = {}
         self.prefixes: list[tuple[str, Handler]] = []
         self.not_found = not_found
+        self.unlisted: set[str] = set()  # served, but not in the index of paths (UnlistedHandle)
 
     def handle(self, path: str, handler: Handler) -> None:
         self.exact[path] = handler
+
+    def handle_unlisted(self, path: str, handler: Handler) -> None:
+        self.exact[path] = handler
+        self.unlisted.add(path)
 
     def handle_prefix(self, prefix: str, handler: Handler) -> None:
         """`prefix` ends with '/': it claims every path below it."""
@@ -22,7 +27,7 @@ class PathRecorderMux:
         self.prefixes.sort(key=lambda p: -len(p[0]))
 
     def listed_paths(self) -> list[str]:
-        return sorted({*self.exact, *(p for p, _ in self.prefixes)})
+        return sorted({*self.exact, *(p for p, _ in self.prefixes)} - self.unlisted)
 
     async def __call__(self, req: Request) -> Response:
         handler = self.exact.get(req.path)
