@@ -94,6 +94,8 @@ class Instance:
             hooks = getattr(group, "post_start_hooks", None)
             for hook_name, hook in (hooks(self.generic_api_server.restful.group_versions) if hooks else {}).items():
                 self.generic_api_server.add_post_start_hook(hook_name, hook)
+                if hasattr(hook, "stop"):  # a hook that keeps working after it is done stops before shutdown
+                    self.generic_api_server.add_pre_shutdown_hook(f"stop-{hook_name}", hook.stop)
         self.generic_api_server.add_health_checks(HealthChecker("etcd", self._storage_check),
                                                   HealthChecker("log", _log_check))
         namespaces = SystemNamespacesController(self.generic_api_server.restful)

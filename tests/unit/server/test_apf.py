@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from kube_apiserver.api.flowcontrol import ConfigProducer
 from kube_apiserver.api.flowcontrol.bootstrap import MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS
 from kube_apiserver.endpoints.http import Request, Response, StreamingResponse, text
 from kube_apiserver.endpoints.request_info import new_request_info
@@ -390,3 +391,33 @@ async def test_max_in_flight_limits_each_kind_and_serves_masters_and_long_runnin
 async def test_max_in_flight_zero_means_unlimited() -> None:
     held = HeldHandler()
     assert with_max_in_flight_limit(held, 0, 0) is held
+
+
+# ---- the bootstrap configuration, re-ensured ----
+
+
+class CountingEnsurer:
+    def __init__(self, failures: int = 0) -> None:
+        self.calls = 0
+        self.failures = failures
+
+    async def ensure(self) -> None:
+        self.calls += 1
+        if 1 < self.calls <= 1 + self.failures:
+            raise RuntimeError("storage unavailable")
+
+
+@run
+async def test_config_producer_ensures_once_then_again_every_period_until_stopped() -> None:
+    ensurer = CountingEnsurer(failures=2)
+    producer = ConfigProducer(ensurer, period=0)  # type: ignore[arg-type]
+    await producer()
+    assert ensurer.calls == 1  # the hook is done after the first ensure
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert ensurer.calls > 4  # failed attempts did not end the loop
+    await producer.stop()
+    calls = ensurer.calls
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert ensurer.calls == calls
