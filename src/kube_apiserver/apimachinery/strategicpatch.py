@@ -376,15 +376,52 @@ def _delete_matching(backing: list, live: int, merge_key: str, value: Any) -> in
 
 def _merge_by_key(original: list, patch: list, merge_key: str, items: _Type) -> list:
     merged = list(original)
+    index = _KeyIndex(merged, merge_key)
     for item in patch:
         if merge_key not in item:
             raise UnknownStatusError(_no_merge_key(item, merge_key))
-        at = _find(merged, merge_key, item[merge_key])
+        at = index.find(item[merge_key])
         if at is None:
             merged.append(item)
-        else:
+            index.appended(item)
+        else:  # the merged item keeps its merge key's value: the index stays true
             merged[at] = _merge_map(merged[at], item, items)
     return merged
+
+
+def _go_key(value: Any) -> tuple[str, Any] | None:
+    """A hashable key that Go-equal values share (their Go type and value); None for a map or a list."""
+    kind = _go_type(value)
+    return None if kind in ("map", "slice") else (kind, value)
+
+
+class _KeyIndex:
+    """What _find answers for a list of maps, from a dict of each merge key value's first position rather than a
+    search per lookup (lists of thousands of items would take seconds). A list with an item that is not a map,
+    or a lookup of a map or list value, is searched as _find searches, for its errors and equality."""
+
+    def __init__(self, items: list, merge_key: str):
+        self._items, self._merge_key = items, merge_key
+        self._first: dict[tuple[str, Any], int] | None = {}
+        for i, item in enumerate(items):
+            self._add(item, i)
+
+    def _add(self, item: Any, position: int) -> None:
+        if self._first is None:
+            return
+        if not isinstance(item, dict):
+            self._first = None
+        elif self._merge_key in item and (key := _go_key(item[self._merge_key])) is not None:
+            self._first.setdefault(key, position)
+
+    def appended(self, item: Any) -> None:
+        self._add(item, len(self._items) - 1)
+
+    def find(self, value: Any) -> int | None:
+        key = _go_key(value)
+        if self._first is None or key is None:
+            return _find(self._items, self._merge_key, value)
+        return self._first.get(key)
 
 
 def _find(items: list, merge_key: str, value: Any) -> int | None:
@@ -438,15 +475,18 @@ def _partition(items: list, by: list, merge_key: str) -> tuple[list, list]:
     """The items present in `by` (by merge key for maps), and the others."""
     present: list = []
     others: list = []
+    index = _KeyIndex(by, merge_key) if merge_key else None
+    scalars = {key for key in map(_go_key, by) if key is not None} if not merge_key else set()
     for item in items:
-        if merge_key:
+        if index is not None:
             if not isinstance(item, dict):
                 raise UnknownStatusError(_bad_arg_type("map[string]interface {}", item))
             if merge_key not in item:
                 raise UnknownStatusError(_no_merge_key(item, merge_key))
-            found = _find(by, merge_key, item[merge_key]) is not None
+            found = index.find(item[merge_key]) is not None
         else:
-            found = _contains(by, item)
+            key = _go_key(item)
+            found = key in scalars if key is not None else _contains(by, item)
         (present if found else others).append(item)
     return present, others
 
@@ -480,7 +520,8 @@ def _normalize_slice_order(items: list, order: list, merge_key: str, kind: str) 
             if merge_key not in value:
                 raise UnknownStatusError(_no_merge_key(value, merge_key))
         items, deletions = _split_deletions(items)
-    positions = [_index(order, item, merge_key, kind) for item in items]
+    in_order = _Positions(order, merge_key, kind)
+    positions = [in_order.of(item) for item in items]
     if len(items) > 20 and min(positions, default=0) >= 0:
         ranked = sorted(zip(positions, range(len(items)), items, strict=True))
         return [item for _, _, item in ranked] + deletions
@@ -506,6 +547,7 @@ def _merge_sorted(left: list, right: list, server_order: list, merge_key: str, k
     """mergeSortedSlice: inserts each server-only item (left) before the first later patch item."""
     out: list = []
     i = j = 0
+    in_order = _Positions(server_order, merge_key, kind)
     while i < len(left) or j < len(right):
         if i >= len(left):
             out.append(right[j])
@@ -514,8 +556,7 @@ def _merge_sorted(left: list, right: list, server_order: list, merge_key: str, k
             out.append(left[i])
             i += 1
         else:
-            li = _index(server_order, left[i], merge_key, kind)
-            ri = _index(server_order, right[j], merge_key, kind)
+            li, ri = in_order.of(left[i]), in_order.of(right[j])
             if li >= 0 and ri >= 0 and li < ri:
                 out.append(left[i])
                 i += 1
@@ -525,14 +566,29 @@ def _merge_sorted(left: list, right: list, server_order: list, merge_key: str, k
     return out
 
 
-def _index(items: list, value: Any, merge_key: str, kind: str) -> int:
-    def key(item: Any) -> Any:
-        if kind != "map":
-            return item
-        return item.get(merge_key) if isinstance(item, dict) else None
+class _Positions:
+    """index(): the position of the first item whose key (its merge key's value, or the scalar itself) is
+    Go-equal to a value's, -1 if none; from a dict built once, as a list is ordered by thousands of lookups."""
 
-    wanted = key(value)
-    return next((i for i, item in enumerate(items) if _go_equal(key(item), wanted)), -1)
+    def __init__(self, items: list, merge_key: str, kind: str):
+        self._items, self._merge_key, self._map = items, merge_key, kind == "map"
+        self._first: dict[tuple[str, Any], int] = {}
+        for i, item in enumerate(items):
+            key = _go_key(self._key(item))
+            if key is not None:
+                self._first.setdefault(key, i)
+
+    def _key(self, item: Any) -> Any:
+        if not self._map:
+            return item
+        return item.get(self._merge_key) if isinstance(item, dict) else None
+
+    def of(self, value: Any) -> int:
+        wanted = self._key(value)
+        key = _go_key(wanted)
+        if key is not None:
+            return self._first.get(key, -1)
+        return next((i for i, item in enumerate(self._items) if _go_equal(self._key(item), wanted)), -1)
 
 
 # ---- Go values ----
