@@ -93,8 +93,10 @@ def digest(
     return RequestDigest(user_name, groups, not path, verb, path, "", namespace, resource, subresource)
 
 
-def controller(limit: int, levels: list[dict], schemas: list[dict], wait: float = 60.0) -> Controller:
-    ctl = Controller(limit, wait, MANDATORY_PRIORITY_LEVELS, MANDATORY_FLOW_SCHEMAS)
+def controller(
+    limit: int, levels: list[dict], schemas: list[dict], wait: float = 60.0, clock: Any = None
+) -> Controller:
+    ctl = Controller(limit, wait, MANDATORY_PRIORITY_LEVELS, MANDATORY_FLOW_SCHEMAS, clock=clock)
     ctl.configure(schemas, levels)
     return ctl
 
@@ -276,11 +278,15 @@ def _users_in_distinct_queues(schema_name: str, queues: int) -> tuple[str, str]:
 
 @run
 async def test_fair_queuing_serves_a_light_flow_before_a_heavy_flows_backlog() -> None:
+    """Virtual time runs on a clock the test moves: the heavy flow's request held 10 s, its backlog queued
+    at 1 s, the light flow's one request at 2 s; the light one finishes first in virtual time."""
     heavy, light = _users_in_distinct_queues("shared", 2)
+    now = [0.0]
     ctl = controller(
         1,
         [level("tiny", 1000, queues=2, hand_size=1, queue_length=10)],
         [schema("shared", "tiny", 100, [user("*")])],
+        clock=lambda: now[0],
     )
     held = await ctl.admit(digest(heavy))
     order: list[str] = []
@@ -291,13 +297,16 @@ async def test_fair_queuing_serves_a_light_flow_before_a_heavy_flows_backlog() -
         await asyncio.sleep(0)
         ctl.finish(admission)
 
+    now[0] = 1.0
     tasks = [asyncio.ensure_future(admitted(heavy)) for _ in range(3)]
     await asyncio.sleep(0)
+    now[0] = 2.0
     tasks.append(asyncio.ensure_future(admitted(light)))
     await asyncio.sleep(0)
+    now[0] = 10.0
     ctl.finish(held)
     await asyncio.gather(*tasks)
-    assert order.index(light) < 2, order  # not behind the heavy flow's whole backlog
+    assert order == [light, heavy, heavy, heavy]  # not behind the heavy flow's backlog, queued before it
     queues = ctl.levels["tiny"].queues
     assert (queues.active_queues, queues.queued_seats, queues.seats_in_use) == (0, 0, 0)
 
