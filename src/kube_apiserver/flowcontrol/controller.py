@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .dropped_requests import DroppedRequestsTracker
 from .queueset import EXEMPT_QUEUES, REJECT_QUEUES, QueueSet, QueuingConfig, Seat
 from .rule import CompiledRules, RequestDigest, flow_distinguisher, precedence_order
 from .shufflesharding import Dealer, hash_flow_id
@@ -55,6 +56,7 @@ class Admission:
     level: PriorityLevel
     seat: Seat | None = None
     rejected: str = ""
+    retry_after: int = 1  # seconds, for a rejected request
 
     @property
     def flow_schema_uid(self) -> str:
@@ -118,6 +120,7 @@ class Controller:
         self.levels: dict[str, PriorityLevel] = {}
         self.flow_schemas: list[tuple[Object, CompiledRules]] = []  # in precedence order
         self._source_version: Any = object()
+        self.dropped = DroppedRequestsTracker()  # the Retry-After of each level's rejections
         self._classifications: dict[RequestDigest, tuple[Object, PriorityLevel, int]] = {}
         # apiserver_flowcontrol_* series, by (priority level, flow schema[, reason])
         self.dispatched: dict[tuple[str, str], int] = defaultdict(int)
@@ -203,6 +206,8 @@ class Controller:
         if isinstance(result, str):
             admission.rejected = result
             self.rejected[(*key, result)] += 1
+            self.dropped.record_dropped_request(level.name)
+            admission.retry_after = self.dropped.retry_after(level.name)
             return admission
         admission.seat = result
         self.dispatched[key] += 1

@@ -17,6 +17,7 @@ from kube_apiserver.api.flowcontrol.bootstrap import MANDATORY_FLOW_SCHEMAS, MAN
 from kube_apiserver.endpoints.http import Request, Response, StreamingResponse, text
 from kube_apiserver.endpoints.request_info import new_request_info
 from kube_apiserver.flowcontrol.controller import Controller
+from kube_apiserver.flowcontrol.dropped_requests import DroppedRequestsTracker
 from kube_apiserver.flowcontrol.queueset import QUEUE_FULL, TIME_OUT
 from kube_apiserver.flowcontrol.rule import RequestDigest, matches_flow_schema
 from kube_apiserver.flowcontrol.shufflesharding import Dealer, hash_flow_id
@@ -430,3 +431,24 @@ async def test_config_producer_ensures_once_then_again_every_period_until_stoppe
     for _ in range(5):
         await asyncio.sleep(0)
     assert ensurer.calls == calls
+
+
+def test_retry_after_doubles_while_a_level_keeps_dropping_and_comes_back_down() -> None:
+    now = [100.0]
+    tracker = DroppedRequestsTracker(lambda: now[0])
+    assert tracker.retry_after("tiny") == 1
+    for _ in range(3):
+        tracker.record_dropped_request("tiny")
+    assert tracker.retry_after("tiny") == 1  # judged when the next second's first drop comes
+    now[0] = 101.0
+    tracker.record_dropped_request("tiny")
+    assert tracker.retry_after("tiny") == 2  # 3 drops within the last second
+    for _ in range(5):
+        tracker.record_dropped_request("tiny")
+    now[0] = 103.0
+    tracker.record_dropped_request("tiny")
+    assert tracker.retry_after("tiny") == 4  # 6 drops within the last 2 seconds
+    now[0] = 120.0
+    tracker.record_dropped_request("tiny")
+    assert tracker.retry_after("tiny") == 3  # none recently: down by one
+    assert tracker.retry_after("other") == 1

@@ -18,7 +18,6 @@ from .timeout import is_long_running
 
 FLOW_SCHEMA_UID_HEADER = "x-kubernetes-pf-flowschema-uid"
 PRIORITY_LEVEL_UID_HEADER = "x-kubernetes-pf-prioritylevel-uid"
-RETRY_AFTER = "1"
 
 
 def request_digest(req: Request) -> RequestDigest:
@@ -61,7 +60,7 @@ def with_priority_and_fairness(handler: Handler, controller: Controller) -> Hand
             return await handler(req)
         admission = await controller.admit(request_digest(req))
         if admission.seat is None:
-            return _with_headers(too_many_requests(RETRY_AFTER), admission)
+            return _with_headers(too_many_requests(str(admission.retry_after)), admission)
         streaming = False
         try:
             resp = await handler(req)
