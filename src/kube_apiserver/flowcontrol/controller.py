@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .dropped_requests import DroppedRequestsTracker
-from .queueset import EXEMPT_QUEUES, REJECT_QUEUES, QueueSet, QueuingConfig, Seat
+from .queueset import EXEMPT_QUEUES, REJECT_QUEUES, WAITING, QueueSet, QueuingConfig, Seat
 from .rule import CompiledRules, RequestDigest, flow_distinguisher, precedence_order
 from .shufflesharding import Dealer, hash_flow_id
 
@@ -198,11 +198,13 @@ class Controller:
         schema, level, hash_value = self._classified(digest)
         admission = Admission(schema, level)
         key = (level.name, schema["metadata"]["name"])
-        self.in_queue[key] += 1
-        try:
-            result = await level.queues.acquire(hash_value, seats, self.request_wait_limit)
-        finally:
-            self.in_queue[key] -= 1
+        result = level.queues.start(hash_value, seats)
+        if isinstance(result, Seat) and result.state == WAITING:
+            self.in_queue[key] += 1
+            try:
+                result = await level.queues.wait(result, self.request_wait_limit)
+            finally:
+                self.in_queue[key] -= 1
         if isinstance(result, str):
             admission.rejected = result
             self.rejected[(*key, result)] += 1

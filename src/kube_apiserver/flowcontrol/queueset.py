@@ -105,6 +105,14 @@ class QueueSet:
 
     async def acquire(self, hash_value: int, seats: int, wait_limit: float) -> Seat | str:
         """The seat to execute in, or why the request is rejected. A cancelled wait leaves its queue."""
+        result = self.start(hash_value, seats)
+        if isinstance(result, Seat) and result.state == WAITING:
+            return await self.wait(result, wait_limit)
+        return result
+
+    def start(self, hash_value: int, seats: int) -> Seat | str:
+        """StartRequest: a seat executing at once, one waiting in its queue (then `wait` for it), or why the
+        request is rejected."""
         self._sync_time()
         if self.config.desired_queues == EXEMPT_QUEUES or self.config.desired_queues == REJECT_QUEUES:
             if self.config.desired_queues == REJECT_QUEUES and not self._can_accommodate(seats):
@@ -116,11 +124,9 @@ class QueueSet:
             self.rejected += 1
             return QUEUE_FULL
         self._dispatch_as_much_as_possible()
-        if seat.state == EXECUTING:
-            return seat
-        return await self._wait(seat, wait_limit)
+        return seat
 
-    async def _wait(self, seat: Seat, wait_limit: float) -> Seat | str:
+    async def wait(self, seat: Seat, wait_limit: float) -> Seat | str:
         seat.future = asyncio.get_running_loop().create_future()
         try:
             async with asyncio.timeout(wait_limit):

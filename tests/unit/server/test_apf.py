@@ -226,11 +226,13 @@ async def test_full_queue_rejects_and_a_release_dispatches_the_waiter() -> None:
     await asyncio.sleep(0)
     third = await ctl.admit(digest("alice"))
     assert first.seat is not None and not second.done()
+    assert ctl.in_queue[("tiny", "flood")] == 1 and ctl.executing[("tiny", "flood")] == 1
     assert (third.seat, third.rejected) == (None, QUEUE_FULL)
     root = await ctl.admit(digest("root", ("system:masters",)))
     assert root.seat is not None  # the exempt level is never limited
     ctl.finish(first)
     assert (await second).seat is not None
+    assert ctl.in_queue[("tiny", "flood")] == 0
     assert ctl.rejected[("tiny", "flood", QUEUE_FULL)] == 1
     assert ctl.dispatched[("tiny", "flood")] == 2
 
