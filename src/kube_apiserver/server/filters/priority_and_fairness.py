@@ -6,11 +6,9 @@ UIDs of its FlowSchema and PriorityLevelConfiguration in the X-Kubernetes-PF-* h
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from ...apimachinery import errors
 from ...endpoints.handlers.responses import write_status_error
-from ...endpoints.http import Handler, Request, Response, StreamingResponse
+from ...endpoints.http import Handler, Request, Response
 from ...flowcontrol.controller import Admission, Controller
 from ...flowcontrol.rule import RequestDigest
 from .maxinflight import too_many_requests
@@ -42,17 +40,6 @@ def _with_headers(resp: Response, admission: Admission) -> Response:
     return resp
 
 
-async def _released_at_end(
-    chunks: AsyncIterator[bytes], controller: Controller, admission: Admission
-) -> AsyncIterator[bytes]:
-    """A streamed non-watch response keeps its seat until its last byte, as a Go handler would."""
-    try:
-        async for chunk in chunks:
-            yield chunk
-    finally:
-        controller.finish(admission)
-
-
 def with_priority_and_fairness(handler: Handler, controller: Controller) -> Handler:
     async def flow_controlled(req: Request) -> Response:
         is_watch = req.info is not None and req.info.verb == "watch"
@@ -61,17 +48,14 @@ def with_priority_and_fairness(handler: Handler, controller: Controller) -> Hand
         admission = await controller.admit(request_digest(req))
         if admission.seat is None:
             return _with_headers(too_many_requests(str(admission.retry_after)), admission)
-        streaming = False
         try:
             resp = await handler(req)
-            if isinstance(resp, StreamingResponse) and not is_watch:
-                resp.chunks = _released_at_end(resp.chunks, controller, admission)
-                streaming = True
         except errors.StatusError as err:
             resp = write_status_error(req, err)
         finally:
-            if not streaming:
-                controller.finish(admission)
+            # A streamed body (a watch's events) is sent after the seat is given back: a watch holds its
+            # seat while it starts, as upstream; nothing can keep a seat once its handler has answered.
+            controller.finish(admission)
         return _with_headers(resp, admission)
 
     return flow_controlled
