@@ -109,6 +109,9 @@ class CompletedOptions:
         errors = list(self.completion_errors)
         errors += self.generic.validate()
         errors += self.etcd.validate()
+        errors += validation.validate_api_priority_and_fairness(
+            self.features.enable_priority_and_fairness, self.api_enablement.runtime_config
+        )
         errors += self.secure_serving.validate()
         errors += self.audit.validate()
         errors += self.authentication.validate()

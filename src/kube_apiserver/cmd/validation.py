@@ -59,3 +59,20 @@ def validate_endpoint_reconciler(reconciler_type: str, apiserver_count: int) -> 
     if reconciler_type == "master-count" and apiserver_count <= 0:
         return [f"--apiserver-count should be a positive number, but value '{apiserver_count}' provided"]
     return []
+
+
+APF_RUNTIME_CONFIGS = ("flowcontrol.apiserver.k8s.io/v1", "api/ga", "api/all")  # in the order of precedence
+
+
+def validate_api_priority_and_fairness(enabled: bool, runtime_config: dict[str, str]) -> list[str]:
+    """validateAPIPriorityAndFairness: the APF controller reads flowcontrol/v1, so it must stay served; the
+    --runtime-config map is read as Go prints it (sorted key=value pairs joined by commas)."""
+    if not enabled:
+        return []
+    printed = ",".join(sorted(f"{key}={value}" for key, value in runtime_config.items()))
+    for config in APF_RUNTIME_CONFIGS:
+        if f"{config}=false" in printed:
+            return [f"--runtime-config={config}=false conflicts with --enable-priority-and-fairness=true"]
+        if f"{config}=true" in printed:
+            return []
+    return []

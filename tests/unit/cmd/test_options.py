@@ -495,4 +495,8 @@ def test_runtime_config():
         "api/all": True,
         "batch/v1": True,
     }
-    assert errors_for("--runtime-config=api/all=false") == ["invalid runtime-config with only api/all=false"]
+    # the API Priority and Fairness controller needs flowcontrol/v1 (validateAPIPriorityAndFairness, checked first)
+    assert errors_for("--runtime-config=api/all=false") == [
+        "--runtime-config=api/all=false conflicts with --enable-priority-and-fairness=true",
+        "invalid runtime-config with only api/all=false",
+    ]

@@ -14,6 +14,7 @@ import pytest
 
 from kube_apiserver.api.flowcontrol import ConfigProducer
 from kube_apiserver.api.flowcontrol.bootstrap import MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS
+from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.endpoints.http import Request, Response, StreamingResponse, text
 from kube_apiserver.endpoints.request_info import new_request_info
 from kube_apiserver.flowcontrol.controller import Controller
@@ -454,3 +455,24 @@ def test_retry_after_doubles_while_a_level_keeps_dropping_and_comes_back_down() 
     tracker.record_dropped_request("tiny")
     assert tracker.retry_after("tiny") == 3  # none recently: down by one
     assert tracker.retry_after("other") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--runtime-config=api/all=false"], "--runtime-config=api/all=false"),
+        (["--runtime-config=api/ga=false"], "--runtime-config=api/ga=false"),
+        (
+            ["--runtime-config=flowcontrol.apiserver.k8s.io/v1=false"],
+            "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false",
+        ),
+        (["--runtime-config=api/all=false,flowcontrol.apiserver.k8s.io/v1=true"], None),
+        (["--runtime-config=api/beta=false"], None),
+        (["--runtime-config=api/all=false", "--enable-priority-and-fairness=false"], None),
+    ],
+)
+def test_flowcontrol_api_must_stay_served_while_priority_and_fairness_is_on(
+    args: list[str], error: str | None
+) -> None:
+    errors = [e for e in ServerRunOptions.parse(args).complete().validate() if "priority-and-fairness" in e]
+    assert errors == ([f"{error} conflicts with --enable-priority-and-fairness=true"] if error else [])
