@@ -163,7 +163,10 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
                              backend.overrides if backend is not None else None)
     generic.destroy_functions.insert(0, factory.stop)
     if backend is not None:
-        backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
+        counter = backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
+        if counter is not None and generic.flow_control is not None:
+            # counter.counts is replaced by each poll: read through the counter
+            generic.flow_control.object_count = lambda group, resource: counter.counts.get((group, resource))
     tls = opts.secure_serving.tls()
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,

@@ -41,16 +41,18 @@ class StorageBackend:
         for task in self._tasks:
             task.start()
 
-    def count_objects(self, factory: StorageFactory, metrics: Registry, period: float) -> None:
+    def count_objects(self, factory: StorageFactory, metrics: Registry, period: float) -> ObjectCounter | None:
         """apiserver_storage_objects and apiserver_resource_objects: each served resource's object count,
-        polled every `period` (--etcd-count-metric-poll-period; 0: not collected)."""
+        polled every `period` (--etcd-count-metric-poll-period; 0: not collected); API Priority and Fairness
+        reads the same counts for the seats of a list."""
         if period <= 0:
-            return
+            return None
         counter = ObjectCounter(factory)
         metrics.collectors.append(counter.exposition)
         task = Periodic("storage object count", period, counter.poll)
         self._tasks.append(task)
         task.start()
+        return counter
 
     async def stop(self) -> None:
         for task in self._tasks:

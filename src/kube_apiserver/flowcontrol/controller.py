@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from .dropped_requests import DroppedRequestsTracker
 from .queueset import EXEMPT_QUEUES, REJECT_QUEUES, WAITING, QueueSet, QueuingConfig, Seat
+from .request import ObjectCount, level_max_seats
 from .rule import CompiledRules, RequestDigest, flow_distinguisher, precedence_order
 from .shufflesharding import Dealer, hash_flow_id
 
@@ -38,6 +39,7 @@ class PriorityLevel:
     config: Object
     queues: QueueSet
     nominal_limit: int = 0
+    max_seats: int = 0  # the most one request may take (queuing levels; 0: the estimator's own limit)
 
     @property
     def name(self) -> str:
@@ -116,6 +118,7 @@ class Controller:
         self.mandatory_levels = {level["metadata"]["name"]: level for level in mandatory_levels}
         self.mandatory_schemas = {schema["metadata"]["name"]: schema for schema in mandatory_schemas}
         self.source = source
+        self.object_count: ObjectCount | None = None  # the stored objects per resource, for list seats
         self.clock = clock
         self.levels: dict[str, PriorityLevel] = {}
         self.flow_schemas: list[tuple[Object, CompiledRules]] = []  # in precedence order
@@ -159,6 +162,10 @@ class Controller:
                 current.config = config
                 current.queues.reconfigure(nominal, queuing_config(config))
             current.nominal_limit = nominal
+            queuing = current.queues.config
+            current.max_seats = (
+                level_max_seats(nominal, queuing.hand_size) if queuing.desired_queues > 0 else 0
+            )
             new_levels[name] = current
         self.levels = new_levels
         self._classifications.clear()
@@ -193,9 +200,11 @@ class Controller:
         known = self._classifications[digest] = (chosen, level, hash_value)
         return known
 
-    async def admit(self, digest: RequestDigest, seats: int = 1) -> Admission:
-        """startRequest + wait: classified, then queued in its level until it may execute or is rejected."""
+    async def admit(self, digest: RequestDigest, estimate: Callable[[int], int] | None = None) -> Admission:
+        """startRequest + wait: classified, then queued in its level until it may execute or is rejected.
+        `estimate`: the seats the request takes, given its level's max seats (one when not given)."""
         schema, level, hash_value = self._classified(digest)
+        seats = estimate(level.max_seats) if estimate is not None else 1
         admission = Admission(schema, level)
         key = (level.name, schema["metadata"]["name"])
         result = level.queues.start(hash_value, seats)

@@ -20,6 +20,7 @@ from kube_apiserver.endpoints.request_info import new_request_info
 from kube_apiserver.flowcontrol.controller import Controller
 from kube_apiserver.flowcontrol.dropped_requests import DroppedRequestsTracker
 from kube_apiserver.flowcontrol.queueset import QUEUE_FULL, TIME_OUT
+from kube_apiserver.flowcontrol.request import list_seats
 from kube_apiserver.flowcontrol.rule import RequestDigest, matches_flow_schema
 from kube_apiserver.flowcontrol.shufflesharding import Dealer, hash_flow_id
 from kube_apiserver.registry.context import UserInfo
@@ -476,3 +477,42 @@ def test_flowcontrol_api_must_stay_served_while_priority_and_fairness_is_on(
 ) -> None:
     errors = [e for e in ServerRunOptions.parse(args).complete().validate() if "priority-and-fairness" in e]
     assert errors == ([f"{error} conflicts with --enable-priority-and-fairness=true"] if error else [])
+
+
+# ---- seats of lists ----
+
+
+def test_list_seats_follow_the_stored_object_count() -> None:
+    def count(stored: int | None) -> Any:
+        return lambda group, resource: stored
+
+    assert list_seats("get", "", "pods", {}, 10, count(5000)) == 1
+    assert list_seats("list", "", "pods", {}, 10, count(None)) == 1  # count not known
+    assert list_seats("list", "", "pods", {}, 10, count(250)) == 3  # from the watch cache: all 250
+    assert list_seats("list", "", "pods", {}, 10, count(50000)) == 10  # never more than 10
+    assert list_seats("list", "", "pods", {}, 2, count(50000)) == 2  # nor than the level allows
+    assert (
+        list_seats("list", "", "pods", {"limit": ["100"], "continue": ["x"]}, 10, count(5000)) == 2
+    )  # 2 x limit
+    selective = {"limit": ["100"], "continue": ["x"], "labelSelector": ["a=b"]}
+    assert list_seats("list", "", "pods", selective, 10, count(450)) == 6  # stored + limit
+    assert list_seats("watch", "", "pods", {}, 10, count(5000)) == 1
+    assert list_seats("watch", "", "pods", {"sendInitialEvents": ["true"]}, 10, count(450)) == 5
+    assert list_seats("list", "", "pods", {"limit": ["x"]}, 4, count(1)) == 4  # invalid: the most it may cost
+
+
+@run
+async def test_a_big_list_takes_several_seats_of_its_level() -> None:
+    ctl = controller(
+        20,
+        [level("wide", 1000, queues=4, hand_size=1, queue_length=5)],
+        [schema("lists", "wide", 100, [user("alice")])],
+    )
+    wide = ctl.levels["wide"]
+    assert (wide.nominal_limit, wide.max_seats) == (20, 3)  # ceil(15% of 20)
+    admission = await ctl.admit(
+        digest("alice", verb="list"), lambda most: list_seats("list", "", "pods", {}, most, lambda g, r: 1000)
+    )
+    assert admission.seat is not None and wide.queues.seats_in_use == 3
+    ctl.finish(admission)
+    assert wide.queues.seats_in_use == 0

@@ -6,10 +6,13 @@ UIDs of its FlowSchema and PriorityLevelConfiguration in the X-Kubernetes-PF-* h
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...apimachinery import errors
 from ...endpoints.handlers.responses import write_status_error
 from ...endpoints.http import Handler, Request, Response
 from ...flowcontrol.controller import Admission, Controller
+from ...flowcontrol.request import list_seats
 from ...flowcontrol.rule import RequestDigest
 from .maxinflight import too_many_requests
 from .timeout import is_long_running
@@ -40,12 +43,20 @@ def _with_headers(resp: Response, admission: Admission) -> Response:
     return resp
 
 
+def _seat_estimator(req: Request, controller: Controller) -> Callable[[int], int] | None:
+    """A list's (or a watch-list's) seats, from the stored object count; other requests take one."""
+    info, count = req.info, controller.object_count
+    if info is None or count is None or info.verb not in ("list", "watch"):
+        return None
+    return lambda level_max: list_seats(info.verb, info.api_group, info.resource, req.query, level_max, count)
+
+
 def with_priority_and_fairness(handler: Handler, controller: Controller) -> Handler:
     async def flow_controlled(req: Request) -> Response:
         is_watch = req.info is not None and req.info.verb == "watch"
         if req.info is None or (is_long_running(req) and not is_watch):
             return await handler(req)
-        admission = await controller.admit(request_digest(req))
+        admission = await controller.admit(request_digest(req), _seat_estimator(req, controller))
         if admission.seat is None:
             return _with_headers(too_many_requests(str(admission.retry_after)), admission)
         try:
