@@ -23,11 +23,16 @@ async def per_request(controller: Controller, digest: RequestDigest) -> float:
 
 async def main() -> None:
     controller = Controller(600, 15.0, bootstrap.MANDATORY_PRIORITY_LEVELS, bootstrap.MANDATORY_FLOW_SCHEMAS)
-    schemas = [bootstrap.fresh(s) for s in bootstrap.MANDATORY_FLOW_SCHEMAS + bootstrap.SUGGESTED_FLOW_SCHEMAS]
-    levels = [bootstrap.fresh(p) for p in bootstrap.MANDATORY_PRIORITY_LEVELS + bootstrap.SUGGESTED_PRIORITY_LEVELS]
+    schemas = [
+        bootstrap.fresh(s) for s in bootstrap.MANDATORY_FLOW_SCHEMAS + bootstrap.SUGGESTED_FLOW_SCHEMAS
+    ]
+    levels = [
+        bootstrap.fresh(p) for p in bootstrap.MANDATORY_PRIORITY_LEVELS + bootstrap.SUGGESTED_PRIORITY_LEVELS
+    ]
     controller.configure(schemas, levels)
-    masters = RequestDigest("admin", ("system:masters", "system:authenticated"), True, "create", "", "", "ns",
-                            "configmaps")
+    masters = RequestDigest(
+        "admin", ("system:masters", "system:authenticated"), True, "create", "", "", "ns", "configmaps"
+    )
     user = RequestDigest("alice", ("system:authenticated",), True, "create", "", "", "ns", "configmaps")
     print(f"exempt (system:masters): {await per_request(controller, masters):.1f} us/request")
     print(f"limited (global-default, 128 queues): {await per_request(controller, user):.1f} us/request")
