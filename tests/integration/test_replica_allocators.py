@@ -46,6 +46,14 @@ def create(replica: Replica, body: dict[str, Any]) -> tuple[int, dict[str, Any]]
     return response.status, response.json()
 
 
+def free_static_cluster_ip(replica: Replica) -> str:
+    """An address of the lower, static part of 10.0.0.0/24 that no Service holds (dynamic allocation starts
+    above it; the etcd is shared with other tests' Services)."""
+    services = replica.client.request("GET", "/api/v1/services").json()["items"]
+    taken = {ip for svc in services for ip in svc["spec"].get("clusterIPs") or []}
+    return next(ip for ip in (f"10.0.0.{n}" for n in range(2, 16)) if ip not in taken)
+
+
 def stored_node_ports(group: ReplicaSet) -> list[int]:
     stored = group.call(group.kv.get(NODE_PORTS_KEY))
     return PortSet.from_snapshot(decode_value(stored.value)).ports()
@@ -156,7 +164,8 @@ def test_the_reference_kube_apiserver_and_this_server_share_the_node_port_bitmap
     prefix = "interop"  # names no other test of the shared etcd uses
     assert create(ours, node_port_service(f"{prefix}-ours", 30080))[0] == 201
     theirs = node_port_service(f"{prefix}-theirs", 30080)
-    theirs["spec"]["clusterIP"] = "10.0.0.200"  # its v1.20 cluster IP bitmap does not know our IPAddresses
+    # its v1.20 cluster IP bitmap does not know our IPAddresses: an IP no Service of the shared etcd holds
+    theirs["spec"]["clusterIP"] = free_static_cluster_ip(ours)
     status, refused = reference.request("POST", SVCS, theirs)
     assert status == 422 and refused["message"].endswith("30080: provided port is already allocated"), refused
     theirs["spec"]["ports"][0]["nodePort"] = 30081
