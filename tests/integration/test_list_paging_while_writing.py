@@ -1,6 +1,6 @@
 """Paged lists of ConfigMaps while they are created, changed and deleted: every paged list is the state at
 its first page's resourceVersion, as the watch from before the writes tells it (the pages come from the
-watch cache's snapshot of that revision)."""
+watch cache's snapshot of that revision), on SQLite and on etcd."""
 
 from __future__ import annotations
 
@@ -17,9 +17,13 @@ CM = f"/api/v1/namespaces/{NS}/configmaps"
 WRITES = 30
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
-    srv = Server(str(tmp_path_factory.mktemp("apiserver"))).start()
+@pytest.fixture(scope="module", params=["sqlite", "etcd3"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    args = []
+    if request.param == "etcd3":  # its cache learns it is fresh from etcd's progress notifications
+        etcd = request.getfixturevalue("etcd")
+        args = ["--storage-backend=etcd3", f"--etcd-servers={etcd.endpoints}"]
+    srv = Server(str(tmp_path_factory.mktemp("apiserver")), args).start()
     assert srv.request("POST", "/api/v1/namespaces", {"metadata": {"name": NS}}).status == 201
     yield srv
     srv.stop()

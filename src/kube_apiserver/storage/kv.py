@@ -80,7 +80,9 @@ class KV(Protocol):
         """Keys in [start, end) as of `revision` (0: the latest), in key order."""
         ...
 
-    async def count(self, start: str, end: str) -> int: ...
+    async def count(self, start: str, end: str, revision: int = 0) -> int:
+        """The keys in [start, end) at `revision` (0: now)."""
+        ...
 
     async def create(self, key: str, value: bytes, ttl: float = 0) -> TxnResult:
         """ttl > 0: the key is under a lease and deleted when it expires (every write renews it)."""

@@ -161,9 +161,16 @@ class ObjectStore:
         if next_key is not None:
             result.continue_token = continue_token.encode(next_key, key_prefix, read_at)
             if opts.predicate_empty:
-                remaining = await self.kv.count(next_key, end)
+                remaining = await self._count_left(next_key, end, read_at)
                 result.remaining_item_count = remaining
         return result
+
+    async def _count_left(self, start: str, end: str, revision: int) -> int:
+        """The keys left after a page, at its revision, as etcd counts them in the same range answer."""
+        try:
+            return await self.kv.count(start, end, revision)
+        except CompactedError:  # compacted since the page was read: the count now is the closest left
+            return await self.kv.count(start, end)
 
     async def _read_pages(self, key_prefix: str, start: str, end: str, revision: int, opts: ListOptions,
                           ) -> tuple[list[Object], str | None, int]:

@@ -164,8 +164,9 @@ class EtcdKV:
             [self._kv(item) for item in resp.kvs], revision if revision > 0 else resp.revision, resp.more
         )
 
-    async def count(self, start: str, end: str) -> int:
-        resp = await self._range(m.range_request(self._key(start), self._key(end), count_only=True))
+    async def count(self, start: str, end: str, revision: int = 0) -> int:
+        resp = await self._range(m.range_request(self._key(start), self._key(end), revision=revision,
+                                                 count_only=True))
         return resp.count
 
     async def current_revision(self) -> int:

@@ -255,8 +255,14 @@ class SQLiteKV:
             rows = rows[:limit]
         return RangeResult([KeyValue(r[0], r[1], r[2], r[3]) for r in rows], revision or current, more)
 
-    async def count(self, start: str, end: str) -> int:
-        return self._loop_conn.execute(schema.COUNT_CURRENT, (start, end)).fetchone()[0]
+    async def count(self, start: str, end: str, revision: int = 0) -> int:
+        if revision <= 0:
+            return self._loop_conn.execute(schema.COUNT_CURRENT, (start, end)).fetchone()[0]
+        loop = asyncio.get_running_loop()  # history is read off the loop, as a range of it is
+        return await loop.run_in_executor(self._reader, self._count_at, start, end, revision)
+
+    def _count_at(self, start: str, end: str, revision: int) -> int:
+        return self._read_conn.execute(schema.COUNT_AT_REVISION, (start, end, revision)).fetchone()[0]
 
     async def current_revision(self) -> int:
         return self._revision

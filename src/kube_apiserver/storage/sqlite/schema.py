@@ -49,6 +49,11 @@ RANGE_AT_REVISION = """
     JOIN (SELECT key, MAX(rev) AS rev FROM log WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) m
       ON l.rev = m.rev
     WHERE l.deleted = 0 ORDER BY l.key LIMIT ?"""
+COUNT_AT_REVISION = """
+    SELECT COUNT(*) FROM log l
+    JOIN (SELECT key, MAX(rev) AS rev FROM log WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) m
+      ON l.rev = m.rev
+    WHERE l.deleted = 0"""
 HISTORY = """
     SELECT l.rev, l.key, l.create_rev, l.deleted, l.value, p.value FROM log l
     LEFT JOIN log p ON p.rev = l.prev_rev
