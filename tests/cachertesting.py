@@ -10,8 +10,9 @@ from kube_apiserver.storage.sqlite import SQLiteKV
 
 
 def with_cacher(prefix: str):
-    """Runs `async fn(store, cacher)` with a watch cache of `prefix`, closed afterwards (a pytest test of
-    tmp_path)."""
+    """Runs `async fn(store, cacher)` with a watch cache of `prefix` that has its first list (so a revision
+    read from the store before a test's writes is one the cache can start a watch from), closed afterwards
+    (a pytest test of tmp_path)."""
     def decorate(fn):
         def wrapper(tmp_path):
             async def main():
@@ -20,6 +21,7 @@ def with_cacher(prefix: str):
                 cacher = Cacher(store, prefix)
                 cacher.start()
                 try:
+                    await cacher.wait_ready()
                     await fn(store, cacher)
                 finally:
                     await cacher.stop()

@@ -79,19 +79,46 @@ def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) ->
     return encoded
 
 
+class _WatchClock:
+    """A watch's timers: a bookmark every BOOKMARK_INTERVAL (the first after a random part of it), and at
+    the timeout one last bookmark after what is queued (when bookmarks were asked for), else the end."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float, bookmarks: bool):
+        self.loop = loop
+        self.deadline = loop.time() + timeout
+        self.next_bookmark = loop.time() + BOOKMARK_INTERVAL * (0.5 + random.random() / 2)
+        self.bookmarks = bookmarks
+        self.closing = False
+
+    def wait(self) -> float:
+        """Seconds until the next timer."""
+        wake = min(self.deadline, self.next_bookmark) if self.bookmarks and not self.closing else self.deadline
+        return max(wake - self.loop.time(), 0)
+
+    def tick(self, watcher: Any) -> str:
+        """What is due now: "closing" (the last bookmark was asked for), "bookmark", "end" or ""."""
+        now = self.loop.time()
+        if self.bookmarks and not self.closing and now >= self.deadline:
+            self.closing = True
+            watcher.request_bookmark()
+            return "closing"
+        if self.bookmarks and not self.closing and now >= self.next_bookmark:
+            self.next_bookmark = now + BOOKMARK_INTERVAL
+            watcher.request_bookmark()
+            return "bookmark"
+        return "end" if now >= self.deadline else ""
+
+
 async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, timeout: float,
                   bookmarks: bool) -> AsyncIterator[bytes]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    next_bookmark = loop.time() + BOOKMARK_INTERVAL * (0.5 + random.random() / 2)
+    clock = _WatchClock(asyncio.get_running_loop(), timeout, bookmarks)
     writer = req.chunk_writer
     if writer is not None and writer.open and hasattr(watcher, "take"):
         try:
-            await _deliver_directly(scope, req, watcher, media, writer, deadline, next_bookmark, bookmarks)
+            await _deliver_directly(scope, req, watcher, media, writer, clock)
         finally:
             await watcher.stop()
         return
-    closing = False
     stopping = asyncio.ensure_future(scope.stopping.wait())
     iterator = watcher.__aiter__()
     next_event: asyncio.Future[Any] | None = None
@@ -99,20 +126,11 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
         while True:
             if next_event is None:
                 next_event = asyncio.ensure_future(iterator.__anext__())
-            wake = min(deadline, next_bookmark) if bookmarks and not closing else deadline
-            await asyncio.wait({next_event, stopping}, timeout=max(wake - loop.time(), 0),
-                               return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({next_event, stopping}, timeout=clock.wait(), return_when=asyncio.FIRST_COMPLETED)
             if stopping.done():
                 return  # the server is shutting down: end the stream cleanly
             if not next_event.done():
-                now = loop.time()
-                if bookmarks and not closing and now >= deadline:
-                    closing = True  # one last bookmark, after what is already queued
-                    watcher.request_bookmark()
-                elif bookmarks and not closing and now >= next_bookmark:
-                    next_bookmark = now + BOOKMARK_INTERVAL
-                    watcher.request_bookmark()
-                elif now >= deadline:
+                if clock.tick(watcher) == "end":
                     return
                 continue
             future, next_event = next_event, None
@@ -126,7 +144,7 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
                     else _event_bytes(ERROR, status)
                 return
             yield _encode(scope, req, media, event)
-            if closing and event.type == BOOKMARK:
+            if clock.closing and event.type == BOOKMARK:
                 return
     finally:
         stopping.cancel()
@@ -140,33 +158,25 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
 
 
 async def _deliver_directly(scope: RequestScope, req: Request, watcher: Any, media: Any, writer: ChunkWriter,
-                            deadline: float, next_bookmark: float, bookmarks: bool) -> None:
+                            clock: _WatchClock) -> None:
     """The stream written by a _DirectDelivery; this task only keeps the clock: bookmarks, the timeout
     (after a last bookmark, if asked for) and shutdown."""
     loop = asyncio.get_running_loop()
     delivery = _DirectDelivery(writer, watcher, lambda event: _encode(scope, req, media, event), loop)
     stopping = asyncio.ensure_future(scope.stopping.wait())
-    closing = False
     try:
         delivery.start()
         while True:
-            wake = min(deadline, next_bookmark) if bookmarks and not closing else deadline
-            await asyncio.wait({delivery.done, stopping}, timeout=max(wake - loop.time(), 0),
-                               return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({delivery.done, stopping}, timeout=clock.wait(), return_when=asyncio.FIRST_COMPLETED)
             if stopping.done():
                 return  # the server is shutting down: end the stream cleanly
             if delivery.done.done():
                 delivery.done.result()  # the watcher ended, the client left, or encoding failed
                 return
-            now = loop.time()
-            if bookmarks and not closing and now >= deadline:
-                closing = True  # one last bookmark, after what is already queued
-                delivery.end_after_bookmark = True
-                watcher.request_bookmark()
-            elif bookmarks and not closing and now >= next_bookmark:
-                next_bookmark = now + BOOKMARK_INTERVAL
-                watcher.request_bookmark()
-            elif now >= deadline:
+            due = clock.tick(watcher)
+            if due == "closing":
+                delivery.end_after_bookmark = True  # the stream ends after that last bookmark
+            elif due == "end":
                 return
     finally:
         stopping.cancel()

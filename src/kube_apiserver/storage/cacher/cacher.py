@@ -88,6 +88,10 @@ class Cacher:
         namespace = meta.get("namespace")
         return f"{self.key_prefix}{namespace}/{meta['name']}" if namespace else f"{self.key_prefix}{meta['name']}"
 
+    async def wait_ready(self) -> None:
+        """Until the cache holds its first list (upstream's Cacher.ready)."""
+        await self._ready.wait()
+
     async def _wait_fresh(self, revision: int) -> None:
         await self._ready.wait()
         loop = asyncio.get_running_loop()
