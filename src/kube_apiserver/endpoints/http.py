@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -15,7 +15,7 @@ MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 
 class Request:
     __slots__ = ("method", "path", "query_string", "headers", "_receive", "_body", "_query", "info", "user",
-                 "values", "remote_addr", "disconnected", "client_cert", "body_read")
+                 "values", "remote_addr", "disconnected", "client_cert", "body_read", "chunk_writer")
 
     def __init__(self, method: str, path: str, query_string: bytes, headers: dict[str, str],
                  receive: Receive | None = None, body: bytes | None = None, remote_addr: str = "",
@@ -34,6 +34,8 @@ class Request:
         self.disconnected = False
         self.client_cert = client_cert  # the verified client certificate (DER), if one was presented
         self.body_read = body is not None or receive is None  # all of the body has arrived
+        # Set by the HTTP layer once a streaming response's head is out: its body may be written directly.
+        self.chunk_writer: ChunkWriter | None = None
 
     @property
     def query(self) -> dict[str, list[str]]:
@@ -76,6 +78,28 @@ class Request:
 def _too_large(limit: int) -> Exception:
     from ..apimachinery import errors
     return errors.request_entity_too_large(f"limit is {limit}")
+
+
+class ChunkWriter(Protocol):
+    """The chunked body of the response being sent on a connection, written without a per-chunk await:
+    a watch writes what its watcher has ready from callbacks, coalesced, instead of one send per event."""
+
+    @property
+    def open(self) -> bool:
+        """Whether writes still reach the client (false once it is gone or the response has ended)."""
+
+    @property
+    def writable(self) -> bool:
+        """False while the connection's write buffer is over its high-water mark (the client reads slowly)."""
+
+    def write(self, data: bytes) -> None:
+        """One chunk of the body (nothing once closed)."""
+
+    async def drain(self) -> None:
+        """Until the connection is writable again."""
+
+    def on_writable(self, callback: Callable[[], None] | None) -> None:
+        """`callback` is called when the connection becomes writable again or goes away."""
 
 
 class Response:

@@ -60,7 +60,7 @@ class ASGIApp:
     async def _answer(self, req: Request, scope: Scope, receive: Any, send: Any) -> None:
         resp = await self.handler(req)
         if isinstance(resp, StreamingResponse):
-            await self._stream(req, resp, receive, send)
+            await self._stream(req, resp, scope, receive, send)
             return
         body = b"" if scope["method"] == "HEAD" else resp.body
         extra = [(b"content-length", str(len(resp.body)).encode())]
@@ -70,13 +70,23 @@ class ASGIApp:
         await send({"type": "http.response.body", "body": body})
 
     @staticmethod
-    async def _stream(req: Request, resp: StreamingResponse, receive: Any, send: Any) -> None:
+    async def _stream(req: Request, resp: StreamingResponse, scope: Scope, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": resp.status,
                     "headers": _raw_headers(resp, [(b"transfer-encoding", b"chunked")])})
+        # The body's chunks go straight to the transport when the connection offers it (a watch writes its
+        # events from callbacks through req.chunk_writer); the last chunk always goes through send.
+        connection = (scope.get("extensions") or {}).get("kube.connection")
+        writer = connection.chunk_writer() if connection is not None else None
+        req.chunk_writer = writer
 
         async def pump() -> None:
             async for chunk in resp.chunks:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if writer is None:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    continue
+                if not writer.writable:
+                    await writer.drain()
+                writer.write(chunk)
 
         async def wait_disconnect() -> None:
             while not req.disconnected:
@@ -96,5 +106,8 @@ class ASGIApp:
                     await task
             with contextlib.suppress(Exception):
                 await resp.chunks.aclose()  # type: ignore[attr-defined]
+            req.chunk_writer = None
+            if writer is not None:
+                writer.close()  # nothing written past the last chunk
         with contextlib.suppress(Exception):
             await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -4,7 +4,8 @@ the server: request headers over MaxHeaderBytes are refused with 431; a connecti
 headers within ReadHeaderTimeout, or stays idle between requests past IdleTimeout, is closed; a request
 Go's reader refuses (no request line version, two Host headers, no Host on HTTP/1.1, a broken chunk) is
 answered 400 with Go's text and the connection closed. It also adds the ASGI TLS extension (the client
-certificate) that uvicorn does not offer yet.
+certificate) that uvicorn does not offer yet, and lets a streaming response (watch) write its chunks straight
+to the transport (DirectChunkWriter) instead of one awaited ASGI send per event.
 
 It relies on uvicorn's protocol internals (self.parser, self.cycle, self.transport, self.scope), pinned
 by pyproject.toml and covered by tests/integration/test_http_hardening.py and the x509 tests."""
@@ -12,6 +13,7 @@ by pyproject.toml and covered by tests/integration/test_http_hardening.py and th
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +60,51 @@ class _RefusedRequest(Exception):
         self.response = response
 
 
+class DirectChunkWriter:
+    """The chunked body of the response in progress on one connection, once uvicorn has written its head:
+    each write is one chunk on the transport, framed as uvicorn frames them, so the final ASGI send (the
+    last chunk) still ends the body. It stops writing when the client goes away or the response ends."""
+
+    __slots__ = ("_protocol", "_cycle", "_armed", "_on_writable")
+
+    def __init__(self, protocol: HardenedHTTPProtocol, cycle: Any):
+        self._protocol = protocol
+        self._cycle = cycle
+        self._armed = True
+        self._on_writable: Callable[[], None] | None = None
+
+    @property
+    def open(self) -> bool:
+        cycle = self._cycle
+        return self._armed and not cycle.disconnected and not cycle.response_complete \
+            and not self._protocol.transport.is_closing()
+
+    @property
+    def writable(self) -> bool:
+        return not self._protocol.flow.write_paused
+
+    def write(self, data: bytes) -> None:
+        if data and self.open:
+            self._protocol.transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+
+    async def drain(self) -> None:
+        await self._protocol.flow.drain()
+
+    def on_writable(self, callback: Callable[[], None] | None) -> None:
+        self._on_writable = callback
+
+    def wake(self) -> None:
+        if self._on_writable is not None:
+            self._on_writable()
+
+    def close(self) -> None:
+        """No more direct writes: the response's end goes through uvicorn."""
+        self._armed = False
+        self._on_writable = None
+        if self._protocol.direct_writer is self:
+            self._protocol.direct_writer = None
+
+
 class HardenedHTTPProtocol(HttpToolsProtocol):
     """One connection. The header timer runs from the connection (or the first byte of the next request on
     a kept-alive one) until the headers are complete; uvicorn's keep-alive timer is Go's idle timeout."""
@@ -71,6 +118,21 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
         self._header_bytes: int | None = None
         self._chunk_size = 0
         self._refused = False
+        self.direct_writer: DirectChunkWriter | None = None
+
+    def chunk_writer(self) -> DirectChunkWriter | None:
+        """A writer for the chunked body of the response whose head was just sent (None if it is not one)."""
+        cycle = self.cycle
+        if cycle is None or not cycle.response_started or cycle.response_complete or cycle.chunked_encoding is not True \
+                or self.scope.get("method") == "HEAD":
+            return None
+        self.direct_writer = DirectChunkWriter(self, cycle)
+        return self.direct_writer
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.direct_writer is not None:
+            self.direct_writer.wake()
 
     # ---- connection ----
 
@@ -81,6 +143,8 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_timer()
         super().connection_lost(exc)
+        if self.direct_writer is not None:
+            self.direct_writer.wake()  # its writer sees the client gone
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -110,6 +174,7 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.scope["extensions"] = {"kube.connection": self}  # the ASGI app asks it for a DirectChunkWriter
         self._arm_header_timer()  # a pipelined request's headers are read under the deadline too
         # This read's bytes: what arrived of the request so far, or a little more.
         self._header_bytes = self._chunk_size
@@ -184,6 +249,5 @@ class TLSScopeHTTPProtocol(HardenedHTTPProtocol):
         ssl_object = self.transport.get_extra_info("ssl_object")
         if ssl_object is not None:
             der = ssl_object.getpeercert(binary_form=True)
-            self.scope["extensions"] = {
-                "tls": {"client_cert_chain": [der] if der else [], "tls_version": ssl_object.version()}
-            }
+            self.scope["extensions"]["tls"] = {"client_cert_chain": [der] if der else [],
+                                               "tls_version": ssl_object.version()}

@@ -4,7 +4,10 @@ transitions an object makes into and out of the selection).
 A watch first streams what it starts with (the objects of a snapshot, or the cached events after its
 resourceVersion) straight from the cache at the reader's pace: that never counts against the buffer,
 however large (k8s cacheWatcher.processInterval). Live events are buffered behind it; a watcher whose
-buffer of live events overflows is closed, not waited for, so one slow client never slows the others."""
+buffer of live events overflows is closed, not waited for, so one slow client never slows the others.
+
+It is read either as an async iterator, or without awaiting: `notify` names a callback called whenever
+something is ready, and `take` hands over what is (a watch handler writing to its connection directly)."""
 
 from __future__ import annotations
 
@@ -52,6 +55,7 @@ class CacheWatcher:
         self._progress = progress
         self._steps = 0  # initial items looked at since the loop was last handed back
         self._skip_through = 0  # events up to this revision are in what the watch started with
+        self._notify: Callable[[], None] | None = None
 
     # ---- what it starts with ----
 
@@ -116,12 +120,59 @@ class CacheWatcher:
             return
         self._buffer.append(event)
         self._ready.set()
+        if self._notify is not None:
+            self._notify()
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
             self._ready.set()
             self._on_close(self)
+            if self._notify is not None:
+                self._notify()
+
+    # ---- read without awaiting ----
+
+    def notify(self, callback: Callable[[], None] | None) -> None:
+        """`callback` is called, synchronously, each time an event is buffered and when the watcher closes."""
+        self._notify = callback
+
+    @property
+    def pending(self) -> bool:
+        """Whether `take` has more to give now."""
+        return self._initial is not None or bool(self._buffer)
+
+    @property
+    def ended(self) -> bool:
+        """Closed, and everything it had to give was taken."""
+        return self._closed and not self.pending
+
+    def take(self, limit: int) -> list[WatchEvent]:
+        """What is ready now, in order: the initial state first (at most `limit` of its items looked at),
+        then up to `limit` buffered live events. Closed before its initial state was out, it ends at once,
+        as the iterator does."""
+        initial = self._initial
+        if initial is None:
+            buffer = self._buffer
+            count = min(limit, len(buffer))
+            return [buffer.popleft() for _ in range(count)]
+        if self._closed and initial.position < initial.end:
+            self._initial = None
+            self._buffer.clear()
+            return []
+        events = []
+        end = min(initial.end, initial.position + limit)
+        convert = initial.convert
+        for item in initial.items[initial.position:end]:
+            event = convert(item)
+            if event is not None:
+                events.append(event)
+        initial.position = end
+        if end >= initial.end:
+            self._initial = None
+            if initial.end_bookmark is not None:
+                events.append(initial.end_bookmark)
+        return events
 
     # ---- read by the handler ----
 
