@@ -8,7 +8,18 @@ got every event exactly once and in order.
 
 The client is one uvloop process with lean protocols (no JSON parsing of the stream: it finds each event's
 name in the line), so a delivery costs it a few microseconds; its CPU time is printed so a saturated
-client can be told from a slow server. Figures move with the machine's load: compare runs back to back."""
+client can be told from a slow server. Figures move with the machine's load: compare runs back to back.
+
+Back to back on a shared 2-core machine (load average 5-8 from other work), --writers 8, 100 creates/s offered:
+
+    watchers x events   code                            writes/s  deliveries/s  p50 ms   p99 ms  exactly-once
+    200 x 600           before (one ASGI send/event)        39.0        4,591    8,079   10,756  200/200
+    200 x 600           after (direct, coalesced)           70.1       13,974       14       65  200/200
+    500 x 500           before                              12.1        2,695   22,172   38,432  (names)
+    500 x 500           after                               21.3       10,614       32      325  (names)
+
+(The write rate is what the server and the loaded machine let 8 writers reach; "(names)" runs predate the
+resourceVersion-order check.)"""
 
 from __future__ import annotations
 
