@@ -222,32 +222,38 @@ class _DirectDelivery:
 
     def _flush(self) -> None:
         self._scheduled = False
-        if self.done.done():
-            return
         writer, watcher = self.writer, self.watcher
+        if self.done.done() or not writer.writable:
+            return  # a connection that drains wakes us; meanwhile the watcher's buffer bounds the backlog
         if not writer.open:
             self._finish()  # the client is gone
             return
-        if not writer.writable:
-            return  # the connection wakes us when it drains; meanwhile the watcher's buffer bounds the backlog
         try:
             events = watcher.take(DIRECT_BATCH)
-            chunks = []
-            for event in events:
-                chunks.append(self.encode(event))
-                if self.end_after_bookmark and event.type == BOOKMARK:
-                    writer.write(b"".join(chunks))
-                    self._finish()
-                    return
+            if len(events) == 1 and not self.end_after_bookmark:  # the usual case: one new event
+                writer.write(self.encode(events[0]))
+            elif events and self._write_all(events):
+                return
         except Exception as err:  # noqa: BLE001 - ends the stream, as an error in the iterator does
             self._finish(err)
             return
-        if chunks:
-            writer.write(b"".join(chunks))
         if watcher.ended:
             self._finish()
         elif watcher.pending:
             self.schedule()  # the rest on the next loop turn
+
+    def _write_all(self, events: list[WatchEvent]) -> bool:
+        """Writes the events as one chunk; True if the stream ended with them (the timeout's bookmark)."""
+        encode = self.encode
+        chunks = []
+        for event in events:
+            chunks.append(encode(event))
+            if self.end_after_bookmark and event.type == BOOKMARK:
+                self.writer.write(b"".join(chunks))
+                self._finish()
+                return True
+        self.writer.write(b"".join(chunks))
+        return False
 
 
 def _event_bytes(kind: str, obj: Any) -> bytes:
