@@ -13,14 +13,13 @@ def list_page(
     snapshot: Snapshot, revision: int, key_prefix: str, start_key: str, opts: ListOptions, limit: int
 ) -> ListResult:
     """The objects under `key_prefix` from `start_key` on that the predicate selects, at most `limit` of
-    them (0 or less: all). A page that stops early carries the token of the next one, at the same
-    `revision`."""
+    them (0: all). A page that stops early carries the token of the next one, at the same `revision`."""
     first, end = snapshot.range(key_prefix)
     if start_key > key_prefix:
         first = bisect.bisect_left(snapshot.keys, start_key, first, end)
     predicate = opts.predicate
     objects = snapshot.objects
-    if limit <= 0:  # computeListLimit: none, or one of 0 or less, lists everything
+    if not limit:
         selected = objects[first:end]  # in key order, as the store lists
         return ListResult(selected if predicate is None else [o for o in selected if predicate(o)], revision)
     items, last = _select(objects, first, end, limit, predicate)
