@@ -184,39 +184,3 @@ async def test_a_list_at_resource_version_0_is_whole_and_a_not_older_than_one_is
     rest = await next_page(cacher, paged, 4)
     assert names(rest) == ["cm-2", "cm-3", "cm-4"] and rest.resource_version == paged.resource_version
     assert listed == []
-
-
-def test_without_trusted_progress_consistent_and_ahead_pages_are_the_storages(tmp_path):
-    """etcd before 3.4.31: the cache cannot learn it is fresh, so a consistent paged list and a page at a
-    revision it has not reached are the storage's (ShouldDelegateConsistentRead, shouldDelegateExactRV);
-    one at a revision it holds is still its own."""
-    from kube_apiserver.storage.sqlite import SQLiteKV
-
-    class UntrustedProgressKV(SQLiteKV):
-        progress_requests_supported = False
-
-    async def main() -> None:
-        kv = await UntrustedProgressKV.open(str(tmp_path))
-        store = ObjectStore(kv)
-        cacher = Cacher(store, PREFIX)
-        cacher.start()
-        try:
-            for i in range(4):
-                await create(store, f"cm-{i}")
-            await cacher.get_list(PREFIX, storage.ListOptions(resource_version="0"))  # ready
-            listed = count_store_lists(store)
-            first = await cacher.get_list(PREFIX, storage.ListOptions(limit=2))
-            assert names(first) == ["cm-0", "cm-1"] and len(listed) == 1
-            while cacher.cache.resource_version < first.resource_version:
-                await asyncio.sleep(0.01)
-            second = await next_page(cacher, first, 2)
-            assert names(second) == ["cm-2", "cm-3"] and len(listed) == 1  # the cache holds that revision
-            ahead = storage.ListOptions(resource_version=str(await store.current_revision() + 5), limit=2)
-            with pytest.raises(storage.TooLargeResourceVersionError):
-                await cacher.get_list(PREFIX, ahead)
-            assert len(listed) == 2
-        finally:
-            await cacher.stop()
-            await kv.close()
-
-    asyncio.run(main())
