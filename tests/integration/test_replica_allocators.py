@@ -124,16 +124,17 @@ def test_an_ip_address_allocated_for_an_unwritten_service_survives_another_repli
 ):
     first = replicas.replicas[0]
     unwritten = {"metadata": {"namespace": "default", "name": "unwritten"}}
-    replicas.call(repairs(first).cluster_ips.ips.allocate("10.0.0.40", unwritten, False))
+    ip = free_static_cluster_ip(first)  # not in the dynamic range earlier tests' Services were given IPs from
+    replicas.call(repairs(first).cluster_ips.ips.allocate(ip, unwritten, False))
     third = replicas.call(replicas._start(2))  # its repair runs at start, as a replica's restart
     replicas.replicas.append(third)
     third.client.wait_ready()
-    assert first.client.request("GET", f"{IPS}/10.0.0.40").status == 200
+    assert first.client.request("GET", f"{IPS}/{ip}").status == 200
     replicas.call(repairs(third).cluster_ips.run_once())
-    assert first.client.request("GET", f"{IPS}/10.0.0.40").status == 200
+    assert first.client.request("GET", f"{IPS}/{ip}").status == 200
     repairs(third).cluster_ips.clock = lambda: time.time() + 61  # past repairip.go's 60 s grace
     replicas.call(repairs(third).cluster_ips.run_once())
-    assert first.client.request("GET", f"{IPS}/10.0.0.40").status == 404
+    assert first.client.request("GET", f"{IPS}/{ip}").status == 404
     assert create(third, node_port_service("after-restart"))[0] == 201
 
 
