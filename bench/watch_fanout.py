@@ -166,7 +166,14 @@ def percentiles(values: list[float]) -> dict[str, float]:
     return {"p50": rank(50), "p90": rank(90), "p99": rank(99), "max": ordered[-1]}
 
 
-async def run(args: argparse.Namespace, port: int, context: ssl.SSLContext, token: str) -> dict:
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc), robust to how busy the machine is."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def run(args: argparse.Namespace, port: int, context: ssl.SSLContext, token: str, server_pid: int) -> dict:
     loop = asyncio.get_running_loop()
     status, body = await request("127.0.0.1", port, context,
                                  f"GET {PATH}?limit=1 HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n"
@@ -186,6 +193,7 @@ async def run(args: argparse.Namespace, port: int, context: ssl.SSLContext, toke
     acks: dict[str, float] = {}
     queue: asyncio.Queue[str] = asyncio.Queue()
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+    server_cpu_before = process_cpu_seconds(server_pid)
 
     async def write(w: Writer) -> None:
         while True:
@@ -208,6 +216,7 @@ async def run(args: argparse.Namespace, port: int, context: ssl.SSLContext, toke
     while sum(len(w.seen) for w in watches) < expected and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+    server_cpu = process_cpu_seconds(server_pid) - server_cpu_before
     for worker in workers:
         worker.cancel()
     latencies, last_per_event = [], {}
@@ -235,6 +244,8 @@ async def run(args: argparse.Namespace, port: int, context: ssl.SSLContext, toke
         "drain_after_last_ack_ms": round((last_delivery - last_ack) * 1000, 1),
         "watchers_exactly_once_in_order": f"{exact}/{args.watchers}",
         "client_cpu_cores": round(client_cpu / span, 2) if span > 0 else 0,
+        "server_cpu_cores": round(server_cpu / span, 2) if span > 0 else 0,
+        "server_cpu_us_per_delivery": round(server_cpu / delivered * 1e6, 1) if delivered else 0,
     }
 
 
@@ -257,7 +268,7 @@ def main() -> None:
             token = config["users"][0]["user"]["token"]
             port = int(config["clusters"][0]["cluster"]["server"].rsplit(":", 1)[1])
             context = ssl.create_default_context(cafile=os.path.join(data_dir, "pki", "ca.crt"))
-            result = uvloop.run(run(args, port, context, token))
+            result = uvloop.run(run(args, port, context, token, proc.pid))
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
