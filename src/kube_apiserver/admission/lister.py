@@ -1,10 +1,14 @@
 """The objects of a resource as admission plugins read them (their informer listers): from the server's
 shared informer on the loopback client (started on first use), and read live through the loopback client
-when the informer shows none yet (the plugins' live lookup)."""
+when the informer shows none yet (the plugins' live lookup). The LimitRanger and ResourceQuota plugins keep
+what a live lookup answered for 30 s (their live-lookup LRU), so that writes in a namespace without limit
+ranges or quotas, the usual case, do not each list them through the loopback client."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
+from collections import OrderedDict
 from typing import Any
 
 from ..apimachinery import errors
@@ -13,17 +17,56 @@ from ..client.rest import ResourceClient
 
 Object = dict[str, Any]
 LIVE_LIMIT = 10_000
+LIVE_TTL = 30.0  # seconds a live lookup answers for its namespace (the plugins' liveTTL)
+
+
+class LiveLookups:
+    """Upstream's live-lookup LRU: the last live list of each of up to `size` namespaces, answering for `ttl`
+    seconds; concurrent lookups of one namespace share one list (upstream's singleflight)."""
+
+    def __init__(self, size: int, ttl: float = LIVE_TTL):
+        self.size, self.ttl = size, ttl
+        # namespace -> (expiry on the loop's clock, the objects listed live)
+        self.entries: OrderedDict[str, tuple[float, list[Object]]] = OrderedDict()
+        self.in_flight: dict[str, asyncio.Future[list[Object]]] = {}
+
+    async def get(self, namespace: str, lookup: Any) -> list[Object]:
+        """The namespace's objects (not copies) from the LRU while fresh, else from `lookup(namespace)`."""
+        now = asyncio.get_running_loop().time()
+        entry = self.entries.get(namespace)
+        if entry is not None and entry[0] > now:
+            return entry[1]
+        pending = self.in_flight.get(namespace)
+        if pending is None:
+            pending = self.in_flight[namespace] = asyncio.ensure_future(lookup(namespace))
+            pending.add_done_callback(lambda _: self.in_flight.pop(namespace, None))
+        items = await asyncio.shield(pending)
+        self.entries[namespace] = (now + self.ttl, items)
+        self.entries.move_to_end(namespace)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return items
+
+    def clear(self) -> None:
+        self.entries.clear()
 
 
 class NamespacedLister:
     """A resource's objects by namespace ("" for a cluster-scoped resource). Without an informer factory
-    (a server without a loopback client) it knows no objects."""
+    (a server without a loopback client) it knows no objects. `live_cache_size`: the namespaces whose live
+    lookups are kept LIVE_TTL seconds (0: every read the informer answers with nothing is a live list)."""
 
     def __init__(
-        self, informers: SharedInformerFactory | None, resource: str, group: str = "", version: str = "v1"
+        self,
+        informers: SharedInformerFactory | None,
+        resource: str,
+        group: str = "",
+        version: str = "v1",
+        live_cache_size: int = 0,
     ):
         self.group, self.resource, self.version = group, resource, version
         self.informers = informers
+        self.live_lookups = LiveLookups(live_cache_size) if live_cache_size > 0 else None
 
     @property
     def client(self) -> ResourceClient | None:
@@ -34,7 +77,8 @@ class NamespacedLister:
         )
 
     async def list(self, namespace: str, live: bool = False) -> list[Object]:
-        """Copies of the objects in `namespace` (callers may change them)."""
+        """Copies of the objects in `namespace` (callers may change them). `live`: read from the storage
+        whatever the informer and the live-lookup LRU hold."""
         if self.informers is None:
             return []
         items: list[Object] = []
@@ -43,7 +87,10 @@ class NamespacedLister:
                 namespace
             )
         if not items:  # a paged read is served by the store itself, at its latest revision
-            items = await self._live(namespace)
+            if live or self.live_lookups is None:
+                items = await self._live(namespace)
+            else:
+                items = await self.live_lookups.get(namespace, self._live)
         return copy.deepcopy(items)
 
     async def _live(self, namespace: str) -> list[Object]:

@@ -24,6 +24,7 @@ from ..admission.serviceaccount import ServiceAccount
 from ..admission.storage_protection import StorageObjectInUseProtection
 from ..admission.taint_nodes_by_condition import TaintNodesByCondition
 from ..admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
+from ..api.core.limitrange.admission import LIVE_LOOKUP_CACHE_SIZE as LIMIT_RANGE_LIVE_LOOKUPS
 from ..api.core.limitrange.admission import LimitRanger
 from ..api.core.resourcequota.evaluators import new_evaluators
 from ..apimachinery.equivalence import EquivalentResourceRegistry
@@ -50,7 +51,8 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
     when first read) and the quota plugin writes through; the REST mapper reads discovery through their
     client. `equivalents`: the registry the API installer fills as it serves group versions (the webhook
     and policy plugins' equivalent resources, conversion and defaulting)."""
-    quotas, limit_ranges = QuotaAccessor(informers), NamespacedLister(informers, "limitranges")
+    quotas, limit_ranges = QuotaAccessor(informers), NamespacedLister(
+        informers, "limitranges", live_cache_size=LIMIT_RANGE_LIVE_LOOKUPS)
     storage_classes = NamespacedLister(informers, "storageclasses", "storage.k8s.io")
     pods = NamespacedLister(informers, "pods")
     priority_classes = NamespacedLister(informers, "priorityclasses", "scheduling.k8s.io")

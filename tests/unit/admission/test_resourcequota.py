@@ -10,7 +10,6 @@ import pytest
 
 from kube_apiserver.admission.interfaces import Attributes
 from kube_apiserver.admission.resourcequota import QuotaAccessor, Registry, controller
-from kube_apiserver.admission.resourcequota import accessor as accessor_module
 from kube_apiserver.admission.resourcequota import resources as rl
 from kube_apiserver.admission.resourcequota.controller import QuotaEvaluator
 from kube_apiserver.api.core.resourcequota.evaluators import new_evaluators
@@ -164,7 +163,7 @@ class EmptyInformers:
         return self.informer
 
 
-def test_a_namespace_without_cached_quotas_is_looked_up_live_once_per_ttl(monkeypatch):
+def test_a_namespace_without_cached_quotas_is_looked_up_live_once_per_ttl():
     client = CountingQuotaClient([new_quota()])
     accessor = QuotaAccessor(EmptyInformers(client))  # type: ignore[arg-type]
 
@@ -173,8 +172,8 @@ def test_a_namespace_without_cached_quotas_is_looked_up_live_once_per_ttl(monkey
         assert client.lists == 1
         later = await accessor.get_quotas("ns")  # within the TTL: the LRU answers
         assert client.lists == 1
-        monkeypatch.setattr(accessor_module, "LIVE_TTL", 0.0)
-        accessor.live_lookups.clear()
+        accessor.quotas.live_lookups.ttl = 0.0
+        accessor.quotas.live_lookups.clear()
         await accessor.get_quotas("ns")
         await accessor.get_quotas("ns")  # expired at once: listed again
         assert client.lists == 3

@@ -181,3 +181,29 @@ def test_a_webhook_service_resolves_through_the_informers(tmp_path: Path) -> Non
             assert informers.informers[("", "v1", "services")].synced.is_set()
 
     asyncio.run(main())
+
+
+def test_limit_ranger_lists_a_namespace_without_limit_ranges_live_once_per_ttl(tmp_path: Path, monkeypatch) -> None:
+    """NewLimitRanger's live-lookup LRU: pods created in a namespace without limit ranges (the usual case)
+    do not each list them through the loopback client; the list made for the first one answers 30 s."""
+    live_lists: list[str] = []
+    live = NamespacedLister._live
+
+    async def counting(self: NamespacedLister, namespace: str) -> list[dict]:
+        live_lists.append(self.resource)
+        return await live(self, namespace)
+
+    monkeypatch.setattr(NamespacedLister, "_live", counting)
+
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            await srv.client.resource("", "v1", "namespaces").create({"metadata": {"name": "lr"}})
+            await srv.client.resource("", "v1", "serviceaccounts").namespace("lr").create(
+                {"metadata": {"name": "default"}})
+            pods = srv.client.resource("", "v1", "pods").namespace("lr")
+            for i in range(4):
+                await pods.create({"metadata": {"name": f"p{i}"}, "spec": {
+                    "automountServiceAccountToken": False, "containers": [{"name": "c", "image": "busybox"}]}})
+            assert live_lists.count("limitranges") == 1
+
+    asyncio.run(main())

@@ -7,18 +7,16 @@ loopback client."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from collections import OrderedDict
 from typing import Any
 
-from ...client.informers import Lister, SharedInformerFactory
+from ...client.informers import SharedInformerFactory
 from ..lister import NamespacedLister
 
 Object = dict[str, Any]
 UPDATED_CACHE_SIZE = 100
 LIVE_LOOKUP_CACHE_SIZE = 100  # namespaces
-LIVE_TTL = 30.0  # seconds a live lookup answers for its namespace
 
 
 def _key(quota: Object) -> str:
@@ -36,46 +34,14 @@ def _revision(quota: Object) -> int:
 class QuotaAccessor:
     def __init__(self, informers: SharedInformerFactory | None) -> None:
         self.informers = informers
-        self.quotas = NamespacedLister(informers, "resourcequotas")
+        # The informer's quotas, else a live list kept 30 s (the live-lookup LRU of 100 namespaces).
+        self.quotas = NamespacedLister(informers, "resourcequotas", live_cache_size=LIVE_LOOKUP_CACHE_SIZE)
         self.updated: OrderedDict[str, Object] = OrderedDict()
-        # namespace -> (expiry on the loop's clock, the quotas listed live)
-        self.live_lookups: OrderedDict[str, tuple[float, list[Object]]] = OrderedDict()
-        self.lookups_in_flight: dict[str, asyncio.Future[list[Object]]] = {}
 
     async def get_quotas(self, namespace: str, live: bool = False) -> list[Object]:
         """`live`: read from the storage, for a retry after a conflict."""
-        if live:
-            quotas = await self.quotas.list(namespace, live=True)
-        else:
-            quotas = await self._cached(namespace) or await self._live_lookup(namespace)
+        quotas = await self.quotas.list(namespace, live=live)
         return [self._newest(quota) for quota in quotas]
-
-    async def _cached(self, namespace: str) -> list[Object]:
-        if self.informers is None:
-            return []
-        return copy.deepcopy(
-            await Lister(self.informers.for_resource("", "v1", "resourcequotas")).list(namespace)
-        )
-
-    async def _live_lookup(self, namespace: str) -> list[Object]:
-        """The live list of the namespace's quotas, from the LRU while fresh; concurrent lookups of one
-        namespace share one list (upstream's singleflight)."""
-        now = asyncio.get_running_loop().time()
-        entry = self.live_lookups.get(namespace)
-        if entry is not None and entry[0] > now:
-            return copy.deepcopy(entry[1])
-        pending = self.lookups_in_flight.get(namespace)
-        if pending is None:
-            pending = self.lookups_in_flight[namespace] = asyncio.ensure_future(
-                self.quotas.list(namespace, True)
-            )
-            pending.add_done_callback(lambda _: self.lookups_in_flight.pop(namespace, None))
-        quotas = await asyncio.shield(pending)
-        self.live_lookups[namespace] = (now + LIVE_TTL, quotas)
-        self.live_lookups.move_to_end(namespace)
-        while len(self.live_lookups) > LIVE_LOOKUP_CACHE_SIZE:
-            self.live_lookups.popitem(last=False)
-        return copy.deepcopy(quotas)
 
     def _newest(self, quota: Object) -> Object:
         """checkCache: what this server wrote last, when the cache has not caught up with it yet."""

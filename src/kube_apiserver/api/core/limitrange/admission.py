@@ -162,6 +162,10 @@ def aggregate(messages: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
+# Namespaces whose live lookup of limit ranges is kept (LIVE_TTL, 30 s), as NewLimitRanger's LRU.
+LIVE_LOOKUP_CACHE_SIZE = 10_000
+
+
 class LimitRanger:
     name = "LimitRanger"
 
