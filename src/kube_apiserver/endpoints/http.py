@@ -95,6 +95,9 @@ class ChunkWriter(Protocol):
     def write(self, data: bytes) -> None:
         """One chunk of the body (nothing once closed)."""
 
+    def write_open(self, data: bytes) -> None:
+        """write() for a caller that has just seen `open` true, sparing the check."""
+
     async def drain(self) -> None:
         """Until the connection is writable again."""
 

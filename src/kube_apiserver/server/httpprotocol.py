@@ -84,7 +84,12 @@ class DirectChunkWriter:
         return not self._protocol.flow.write_paused
 
     def write(self, data: bytes) -> None:
-        if data and self.open:
+        if self.open:
+            self.write_open(data)
+
+    def write_open(self, data: bytes) -> None:
+        """write() when the caller has just seen the writer `open` (a watch delivery's flush)."""
+        if data:
             self._protocol.transport.write(b"%x\r\n%b\r\n" % (len(data), data))
 
     async def drain(self) -> None:

@@ -23,6 +23,8 @@ class Connection:
     def write(self, data: bytes) -> None:
         self.writes.append(data)
 
+    write_open = write
+
     async def drain(self) -> None:
         pass
 

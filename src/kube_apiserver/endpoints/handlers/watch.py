@@ -197,6 +197,7 @@ class _DirectDelivery:
         self.done: asyncio.Future[None] = loop.create_future()
         self.end_after_bookmark = False  # the timeout's last bookmark ends the stream
         self._scheduled = False
+        self._ended = False  # `done` is set (a plain flag: checked for every event)
 
     def start(self) -> None:
         self.watcher.notify(self.schedule)
@@ -209,11 +210,12 @@ class _DirectDelivery:
         self._finish()
 
     def schedule(self) -> None:
-        if not self._scheduled and not self.done.done():
+        if not self._scheduled and not self._ended:
             self._scheduled = True
             self.loop.call_soon(self._flush)
 
     def _finish(self, error: BaseException | None = None) -> None:
+        self._ended = True
         if not self.done.done():
             if error is None:
                 self.done.set_result(None)
@@ -223,7 +225,7 @@ class _DirectDelivery:
     def _flush(self) -> None:
         self._scheduled = False
         writer, watcher = self.writer, self.watcher
-        if self.done.done() or not writer.writable:
+        if self._ended or not writer.writable:
             return  # a connection that drains wakes us; meanwhile the watcher's buffer bounds the backlog
         if not writer.open:
             self._finish()  # the client is gone
@@ -231,16 +233,16 @@ class _DirectDelivery:
         try:
             events = watcher.take(DIRECT_BATCH)
             if len(events) == 1 and not self.end_after_bookmark:  # the usual case: one new event
-                writer.write(self.encode(events[0]))
+                writer.write_open(self.encode(events[0]))
             elif events and self._write_all(events):
                 return
         except Exception as err:  # noqa: BLE001 - ends the stream, as an error in the iterator does
             self._finish(err)
             return
-        if watcher.ended:
-            self._finish()
-        elif watcher.pending:
+        if watcher.pending:
             self.schedule()  # the rest on the next loop turn
+        elif watcher.ended:
+            self._finish()
 
     def _write_all(self, events: list[WatchEvent]) -> bool:
         """Writes the events as one chunk; True if the stream ended with them (the timeout's bookmark)."""

@@ -23,7 +23,7 @@ class CachedEvent:
     object: Object
     prev_object: Object | None
     revision: int
-    variants: dict[tuple[str, bool], Any] = field(default_factory=dict)
+    variants: dict[str | tuple[str, bool], Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True, frozen=True)

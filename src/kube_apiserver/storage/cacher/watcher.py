@@ -84,13 +84,20 @@ class CacheWatcher:
         self._skip_through = revision
 
     def add(self, event: CachedEvent) -> None:
-        if self._closed or event.revision <= self._skip_through:
+        """Called for every event and watcher of the cache (the fan-out's hot path: kept flat)."""
+        if self._closed or event.revision <= self._skip_through or not event.key.startswith(self.key_prefix):
             return
-        converted = self._convert(event)
-        if converted is not None:
-            self._push(converted)
-        if event.key.startswith(self.key_prefix):
-            self.resource_version = event.revision
+        self.resource_version = event.revision
+        if self.predicate is None:
+            shared = event.variants.get(event.type)
+            if shared is None:
+                shared = _shared(event, event.type, False)
+        else:
+            variant = self._variant(event)
+            if variant is None:
+                return
+            shared = _shared(event, *variant)
+        self._push(shared)
 
     def _convert(self, event: CachedEvent) -> WatchEvent | None:
         if not event.key.startswith(self.key_prefix):
@@ -115,13 +122,15 @@ class CacheWatcher:
         self._push(bookmark(revision, annotations))
 
     def _push(self, event: WatchEvent) -> None:
-        if len(self._buffer) >= self._capacity:
+        buffer = self._buffer
+        if len(buffer) >= self._capacity:
             self.close()  # too slow: the client re-watches from its last resourceVersion
             return
-        self._buffer.append(event)
-        self._ready.set()
+        buffer.append(event)
         if self._notify is not None:
-            self._notify()
+            self._notify()  # read with take(), not the iterator
+        else:
+            self._ready.set()
 
     def close(self) -> None:
         if not self._closed:
@@ -154,8 +163,11 @@ class CacheWatcher:
         initial = self._initial
         if initial is None:
             buffer = self._buffer
-            count = min(limit, len(buffer))
-            return [buffer.popleft() for _ in range(count)]
+            if len(buffer) <= limit:
+                events = list(buffer)
+                buffer.clear()
+                return events
+            return [buffer.popleft() for _ in range(limit)]
         if self._closed and initial.position < initial.end:
             self._initial = None
             self._buffer.clear()
@@ -231,7 +243,9 @@ def bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchE
 
 
 def _shared(event: CachedEvent, event_type: str, previous: bool) -> WatchEvent:
-    key = (event_type, previous)
+    """The event as sent with this type (and the previous state's object), shared by every watcher given
+    it. Keyed by the type alone for the current object: the common case looks it up without a tuple."""
+    key: str | tuple[str, bool] = (event_type, True) if previous else event_type
     shared = event.variants.get(key)
     if shared is None:
         obj = event.prev_object if previous and event.prev_object is not None else event.object
