@@ -48,6 +48,21 @@ def _check_depth(body: bytes) -> None:
             raise TooDeep(chr(byte))
 
 
+def outside_strings(body: bytes) -> bytes:
+    """A JSON document without its strings (their quotes included)."""
+    return _STRING.sub(b"", body)
+
+
+def nesting(unquoted: bytes) -> int:
+    """How many levels of brackets a JSON document (as outside_strings leaves it) nests at its deepest."""
+    brackets = _NOT_BRACKET.sub(b"", unquoted)
+    deepest = depth = 0
+    for byte in brackets:
+        depth += 1 if byte in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def loads(body: bytes | str) -> Any:
     """orjson.loads, and as Go does beyond orjson's 1,024 levels (up to MAX_DEPTH, then TooDeep). Other
     errors are orjson.JSONDecodeError."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -59,7 +60,18 @@ def decode_json(body: bytes) -> Any:
         raise errors.bad_request(f"error decoding request body: {err}") from None
 
 
+# A JSON document (YAML's flow style) nested deeper than this is read as JSON: libyaml rechecks every open flow
+# level's possible simple key at each token, so its time grows with the square of the depth (seconds for a few
+# thousand levels, on the event loop) while a JSON parser's is linear.
+JSON_FAST_PATH_DEPTH = 512
+_YAML_READS_OTHERWISE = re.compile(rb"NaN|Infinity|\\u[dD][89a-fA-F]|\x7f|\xc2[\x80-\x84\x86-\x9f]|\xef\xbf[\xbe\xbf]")
+_EXPONENT = re.compile(rb"[0-9.][eE]")
+
+
 def decode_yaml(body: bytes) -> Any:
+    deep_json = _deep_json(body)
+    if deep_json is not None:
+        return deep_json[0]
     try:
         yamllimits.check(body)  # before PyYAML builds what Go would refuse to
         return yaml.load(body, Loader=_YamlLoader)
@@ -67,6 +79,22 @@ def decode_yaml(body: bytes) -> Any:
         raise errors.bad_request(f"error converting YAML to JSON: {err}") from err  # the cause: for decode.py
     except yaml.YAMLError as err:
         raise errors.bad_request(f"error converting YAML to JSON: {err}") from None
+
+
+def _deep_json(body: bytes) -> tuple[Any] | None:
+    """(the document,) for a JSON object nested deeper than JSON_FAST_PATH_DEPTH and no deeper than yaml.v2
+    accepts; None for anything else (YAML's reading and errors apply). A document PyYAML would read otherwise
+    stays YAML too: numbers with an exponent (YAML 1.1 floats need a dot and a signed exponent), NaN and
+    Infinity (strings to YAML), escaped surrogates and characters YAML does not accept unescaped."""
+    if body.lstrip()[:1] != b"{" or _YAML_READS_OTHERWISE.search(body):
+        return None
+    unquoted = deepjson.outside_strings(body)
+    if _EXPONENT.search(unquoted) or not JSON_FAST_PATH_DEPTH < deepjson.nesting(unquoted) <= yamllimits.MAX_DEPTH:
+        return None
+    try:
+        return (deepjson.loads(body),)
+    except ValueError:  # not JSON after all (orjson.JSONDecodeError is a ValueError): YAML's reading
+        return None
 
 
 def media_type_of(content_type: str) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fieldpath
-from .fieldpath import FieldSet, Path, PathElement
+from .fieldpath import FieldSet, PathCursor, PathElement
 from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
 from .values import ABSENT, equal
 
@@ -31,14 +31,14 @@ class Comparison:
 
 def compare(lhs: Any, rhs: Any, ref: TypeRef) -> Comparison:
     comparison = Comparison(FieldSet(), FieldSet(), FieldSet())
-    _Walker(comparison).walk(lhs, rhs, ref, ())
+    _Walker(comparison).walk(lhs, rhs, ref, PathCursor())
     return comparison
 
 
 class _State:
     __slots__ = ("lhs", "rhs", "path", "in_leaf")
 
-    def __init__(self, lhs: Any, rhs: Any, path: Path) -> None:
+    def __init__(self, lhs: Any, rhs: Any, path: PathCursor) -> None:
         self.lhs, self.rhs, self.path, self.in_leaf = lhs, rhs, path, False
 
     def copy(self) -> _State:
@@ -57,7 +57,7 @@ class _Walker:
     def __init__(self, comparison: Comparison) -> None:
         self.out = comparison
 
-    def walk(self, lhs: Any, rhs: Any, ref: TypeRef, path: Path) -> None:
+    def walk(self, lhs: Any, rhs: Any, ref: TypeRef, path: PathCursor) -> None:
         atom = resolve(ref)
         left, right = deduce(atom, lhs), deduce(atom, rhs)
         state = _State(lhs, rhs, path)
@@ -70,9 +70,9 @@ class _Walker:
             self.handle(right, state)
         if not state.in_leaf:
             if lhs is ABSENT:
-                self.out.added.insert(path)
+                self.out.added.insert_at(path)
             elif rhs is ABSENT:
-                self.out.removed.insert(path)
+                self.out.removed.insert_at(path)
 
     def handle(self, atom: Atom, state: _State) -> None:
         if atom.map is not None:
@@ -87,11 +87,11 @@ class _Walker:
             return
         state.in_leaf = True
         if state.lhs is ABSENT:
-            self.out.added.insert(state.path)
+            self.out.added.insert_at(state.path)
         elif state.rhs is ABSENT:
-            self.out.removed.insert(state.path)
+            self.out.removed.insert_at(state.path)
         elif not equal(state.lhs, state.rhs):
-            self.out.modified.insert(state.path)
+            self.out.modified.insert_at(state.path)
 
     def do_map(self, atom: Atom, state: _State) -> None:
         assert atom.map is not None
@@ -103,7 +103,7 @@ class _Walker:
             child = atom.map.field_type(name) or DEDUCED
             left = lhs.get(name, ABSENT) if lhs else ABSENT
             right = rhs.get(name, ABSENT) if rhs else ABSENT
-            self.walk(left, right, child, state.path + (fieldpath.field(name),))
+            self.walk(left, right, child, state.path.child(fieldpath.field(name)))
 
     def do_list(self, atom: Atom, state: _State) -> None:
         list_type = atom.list
@@ -116,23 +116,23 @@ class _Walker:
         left = _group(list_type, lhs or [], order, None)
         right = _group(list_type, rhs or [], order, left)
         for element in order:
-            self.compare_group(list_type.item, state.path + (element,), left.get(element, []),
+            self.compare_group(list_type.item, state.path.child(element), left.get(element, []),
                                right.get(element, []))
 
-    def compare_group(self, item: TypeRef, path: Path, lhs: list[Any], rhs: list[Any]) -> None:
+    def compare_group(self, item: TypeRef, path: PathCursor, lhs: list[Any], rhs: list[Any]) -> None:
         if len(lhs) <= 1 and len(rhs) <= 1:
             self.walk(lhs[0] if lhs else ABSENT, rhs[0] if rhs else ABSENT, item, path)
         elif len(lhs) >= 2 and len(rhs) >= 2:
             if len(lhs) != len(rhs) or not all(equal(a, b) for a, b in zip(lhs, rhs, strict=True)):
-                self.out.modified.insert(path)
+                self.out.modified.insert_at(path)
         elif len(lhs) >= 2:
             if rhs:
                 self.walk(ABSENT, rhs[0], item, path)
-            self.out.removed.insert(path)
+            self.out.removed.insert_at(path)
         else:
             if lhs:
                 self.walk(lhs[0], ABSENT, item, path)
-            self.out.added.insert(path)
+            self.out.added.insert_at(path)
 
 
 def _zip_keys(lhs: dict[str, Any] | None, rhs: dict[str, Any] | None) -> list[str]:

@@ -100,6 +100,11 @@ class FieldSet:
         self._trail = (parents, nodes)
         return node
 
+    def insert_at(self, cursor: PathCursor) -> None:
+        """insert(cursor's path), found from the node of its parent in this set (remembered by the cursor)."""
+        if cursor.parent is not None:
+            cursor.parent.node_in(self).members.add(cursor.element)
+
     def descend(self, element: PathElement) -> FieldSet:
         child = self.children.get(element)
         if child is None:
@@ -195,6 +200,47 @@ class FieldSet:
 
     def __repr__(self) -> str:
         return "FieldSet(" + ", ".join(path_string(path) for path in self.paths()) + ")"
+
+
+class PathCursor:
+    """A path as a walk of an object builds it, one element a level: a cursor is its parent cursor and one
+    element, where a tuple would be copied whole at every level (a walk of an object nested thousands of levels
+    deep would be quadratic). It remembers its node in each set it was inserted into, so inserting the paths of
+    neighbouring cursors costs no descent from the root."""
+
+    __slots__ = ("parent", "element", "_nodes")
+
+    def __init__(self, parent: PathCursor | None = None, element: PathElement = ()) -> None:
+        self.parent, self.element = parent, element
+        self._nodes: list[tuple[FieldSet, FieldSet]] = []  # (root, this path's node in it); a walk has few roots
+
+    def child(self, element: PathElement) -> PathCursor:
+        return PathCursor(self, element)
+
+    def _known_node(self, root: FieldSet) -> FieldSet | None:
+        if self.parent is None:
+            return root
+        return next((node for known, node in self._nodes if known is root), None)
+
+    def node_in(self, root: FieldSet) -> FieldSet:
+        """The node at this path in root, created as needed (as insert creates its parents)."""
+        unknown: list[PathCursor] = []
+        cursor: PathCursor = self
+        while (node := cursor._known_node(root)) is None:
+            unknown.append(cursor)
+            cursor = cursor.parent  # type: ignore[assignment]  # the root cursor's node is always known
+        for cursor in reversed(unknown):
+            node = node.descend(cursor.element)
+            cursor._nodes.append((root, node))
+        return node
+
+    def path(self) -> Path:
+        elements: list[PathElement] = []
+        cursor: PathCursor | None = self
+        while cursor is not None and cursor.parent is not None:
+            elements.append(cursor.element)
+            cursor = cursor.parent
+        return tuple(reversed(elements))
 
 
 def _set_or_none(members: set[PathElement], children: dict[PathElement, FieldSet], filled: bool) -> FieldSet | None:

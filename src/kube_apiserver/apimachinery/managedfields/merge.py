@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import fieldpath
-from .fieldpath import Path, PathElement
+from .fieldpath import PathElement
 from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
 from .values import ABSENT
 
@@ -19,25 +19,25 @@ class MergeError(ValueError):
 
 def merge(lhs: Any, rhs: Any, ref: TypeRef) -> Any:
     """The merged value, or ABSENT when nothing results."""
-    return _walk(lhs, rhs, ref, ())
+    return _walk(lhs, rhs, ref)
 
 
 class _State:
-    __slots__ = ("lhs", "rhs", "path", "in_leaf", "out")
+    __slots__ = ("lhs", "rhs", "in_leaf", "out")
 
-    def __init__(self, lhs: Any, rhs: Any, path: Path) -> None:
-        self.lhs, self.rhs, self.path = lhs, rhs, path
+    def __init__(self, lhs: Any, rhs: Any) -> None:
+        self.lhs, self.rhs = lhs, rhs
         self.in_leaf = False
         self.out: Any = ABSENT
 
     def copy(self) -> _State:
-        return _State(self.lhs, self.rhs, self.path)
+        return _State(self.lhs, self.rhs)
 
 
-def _walk(lhs: Any, rhs: Any, ref: TypeRef, path: Path) -> Any:
+def _walk(lhs: Any, rhs: Any, ref: TypeRef) -> Any:
     atom = resolve(ref)
     left, right = deduce(atom, lhs), deduce(atom, rhs)
-    state = _State(lhs, rhs, path)
+    state = _State(lhs, rhs)
     if rhs is ABSENT:
         _handle(left, state)
     elif lhs is ABSENT or left.parts() == right.parts():
@@ -75,7 +75,7 @@ def _map(atom: Atom, state: _State) -> None:
     names = list(lhs or {}) + [name for name in rhs or {} if not lhs or name not in lhs]
     for name in names:
         child = _walk(lhs.get(name, ABSENT) if lhs else ABSENT, rhs.get(name, ABSENT) if rhs else ABSENT,
-                      atom.map.field_type(name) or DEDUCED, state.path + (fieldpath.field(name),))
+                      atom.map.field_type(name) or DEDUCED)
         if child is not ABSENT:
             out[name] = child
     if out:
@@ -90,7 +90,7 @@ def _list(atom: Atom, state: _State) -> None:
     if list_type.relationship == "atomic" or (not lhs and not rhs):
         _leaf(state)
         return
-    out = _ListMerge(list_type, state.path, lhs or [], rhs or []).run()
+    out = _ListMerge(list_type, lhs or [], rhs or []).run()
     if out:
         state.out = out
 
@@ -99,8 +99,8 @@ class _ListMerge:
     """mergingWalker.visitListItems: live items not applied keep their place; applied items follow
     the applied order, and live items sharing a key are merged where the applied item lands."""
 
-    def __init__(self, list_type: ListType, path: Path, lhs: list[Any], rhs: list[Any]) -> None:
-        self.list_type, self.path, self.lhs = list_type, path, lhs
+    def __init__(self, list_type: ListType, lhs: list[Any], rhs: list[Any]) -> None:
+        self.list_type, self.lhs = list_type, lhs
         self.rhs_elements, self.rhs_items = self.index(rhs, allow_duplicates=False)
         self.lhs_elements, self.lhs_items = self.index(lhs, allow_duplicates=True)
         self.out: list[Any] = []
@@ -123,7 +123,7 @@ class _ListMerge:
         return elements, observed
 
     def emit(self, element: PathElement, lhs: Any, rhs: Any) -> None:
-        merged = _walk(lhs, rhs, self.list_type.item, self.path + (element,))
+        merged = _walk(lhs, rhs, self.list_type.item)
         if merged is not ABSENT:
             self.out.append(merged)
 

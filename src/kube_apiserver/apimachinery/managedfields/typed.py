@@ -8,45 +8,45 @@ from __future__ import annotations
 from typing import Any
 
 from . import fieldpath
-from .fieldpath import FieldSet, Path, PathElement
+from .fieldpath import FieldSet, PathCursor, PathElement
 from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
 
 
 def to_field_set(value: Any, ref: TypeRef) -> FieldSet:
     out = FieldSet()
-    _walk(value, ref, (), out)
+    _walk(value, ref, PathCursor(), out)
     return out
 
 
-def _walk(value: Any, ref: TypeRef, path: Path, out: FieldSet) -> None:
+def _walk(value: Any, ref: TypeRef, path: PathCursor, out: FieldSet) -> None:
     atom = deduce(resolve(ref), value)
     if atom.map is not None:
         _map(value, atom, path, out)
     elif atom.scalar is not None:
-        out.insert(path)
+        out.insert_at(path)
     elif atom.list is not None:
         _list(value, atom, path, out)
 
 
-def _map(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
+def _map(value: Any, atom: Atom, path: PathCursor, out: FieldSet) -> None:
     assert atom.map is not None
     if atom.map.atomic:
-        out.insert(path)
+        out.insert_at(path)
         return
     if not isinstance(value, dict):
         return
     for name, item in value.items():
-        child_path = path + (fieldpath.field(name),)
+        child_path = path.child(fieldpath.field(name))
         _walk(item, atom.map.field_type(name) or DEDUCED, child_path, out)
         if item is None or (isinstance(item, dict) and not item) or not atom.map.declares(name):
-            out.insert(child_path)
+            out.insert_at(child_path)
 
 
-def _list(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
+def _list(value: Any, atom: Atom, path: PathCursor, out: FieldSet) -> None:
     list_type = atom.list
     assert list_type is not None
     if list_type.relationship == "atomic":
-        out.insert(path)
+        out.insert_at(path)
         return
     if not isinstance(value, list):
         return
@@ -55,14 +55,15 @@ def _list(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
     duplicates: set[Any] = set()
     for element in elements:
         if element in seen and element not in duplicates:
-            out.insert(path + (element,))
+            out.insert_at(path.child(element))
             duplicates.add(element)
         seen.add(element)
     for element, item in zip(elements, value, strict=True):
         if element in duplicates:
             continue
-        _walk(item, list_type.item, path + (element,), out)
-        out.insert(path + (element,))
+        item_path = path.child(element)
+        _walk(item, list_type.item, item_path, out)
+        out.insert_at(item_path)
 
 
 def _element(list_type: ListType, item: Any) -> PathElement:

@@ -7,6 +7,7 @@ from kube_apiserver.apimachinery.managedfields import fieldpath
 from kube_apiserver.apimachinery.managedfields.fieldpath import FieldSet
 
 DEPTH = 3000
+WALK_DEPTH = 1000  # the walks' objects: deep enough that a per-level whole path shows
 
 
 def deep_set(leaf: str) -> FieldSet:
@@ -49,3 +50,42 @@ def test_inserting_every_level_of_a_deep_path_descends_once_per_level(monkeypatc
                                                     *paths[4::7], *paths[5::7], *paths[6::7])
     assert child_first.has(paths[-1]) and child_first.size() == DEPTH
     assert calls < 20 * DEPTH  # from the root each time would be DEPTH**2 / 2
+
+
+def _deep_object(depth: int, leaf: object) -> dict:
+    value: dict = {"leaf": leaf}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_walks_of_a_deep_object_insert_no_whole_path_per_level(monkeypatch):
+    """The field set and comparison of an object WALK_DEPTH levels deep carry each level's path as one element on its
+    parent's (a cursor), not as a tuple copied whole per level and inserted from it: the path elements handed to
+    FieldSet.insert stay linear in the depth, and the sets are those of inserting every path."""
+    from kube_apiserver.apimachinery.managedfields.compare import compare
+    from kube_apiserver.apimachinery.managedfields.schematype import of_root
+    from kube_apiserver.apimachinery.managedfields.typed import to_field_set
+
+    elements = 0
+    original = FieldSet.insert
+
+    def counted(self: FieldSet, path: fieldpath.Path) -> None:
+        nonlocal elements
+        elements += len(path)
+        original(self, path)
+
+    monkeypatch.setattr(fieldpath.FieldSet, "insert", counted)
+    root = of_root(None)
+    old, new = _deep_object(WALK_DEPTH, "x"), _deep_object(WALK_DEPTH, "y")
+    fields = to_field_set(new, root)
+    comparison = compare(old, new, root)
+    assert elements < 20 * WALK_DEPTH  # a whole path per level would be WALK_DEPTH**2 / 2
+    monkeypatch.setattr(fieldpath.FieldSet, "insert", original)
+    levels = [tuple(fieldpath.field("a") for _ in range(depth)) for depth in range(1, WALK_DEPTH + 1)]
+    leaf = (*levels[-1], fieldpath.field("leaf"))
+    assert fields == FieldSet(*levels, leaf)  # without a schema every field is a member
+    assert comparison.modified == FieldSet(leaf)
+    assert comparison.added.empty() and comparison.removed.empty()
+    cursor = fieldpath.PathCursor().child(fieldpath.field("a")).child(fieldpath.index(0))
+    assert cursor.path() == (fieldpath.field("a"), fieldpath.index(0))
