@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ...apimachinery import errors, serializer
@@ -77,6 +77,20 @@ def _encode(scope: RequestScope, req: Request, media: Any, event: WatchEvent) ->
         encoded = serializer.encode_json({"type": event.type, "object": event.object})
         event.encoded = encoded
     return encoded
+
+
+def _encoder(scope: RequestScope, req: Request, media: Any) -> Callable[[WatchEvent], bytes]:
+    """_encode for one watch; for plain JSON (nearly every client) a shortcut to the shared encoding."""
+    if media.media == negotiation.PROTOBUF or media.convert:
+        return lambda event: _encode(scope, req, media, event)
+
+    def encode_json(event: WatchEvent) -> bytes:
+        encoded = event.encoded
+        if encoded is None:  # the first watcher given this event, or a bookmark (never shared)
+            encoded = _encode(scope, req, media, event)
+        return encoded
+
+    return encode_json
 
 
 class _WatchClock:
@@ -161,8 +175,7 @@ async def _deliver_directly(scope: RequestScope, req: Request, watcher: Any, med
                             clock: _WatchClock) -> None:
     """The stream written by a _DirectDelivery; this task only keeps the clock: bookmarks, the timeout
     (after a last bookmark, if asked for) and shutdown."""
-    loop = asyncio.get_running_loop()
-    delivery = _DirectDelivery(writer, watcher, lambda event: _encode(scope, req, media, event), loop)
+    delivery = _DirectDelivery(writer, watcher, _encoder(scope, req, media), asyncio.get_running_loop())
     stopping = asyncio.ensure_future(scope.stopping.wait())
     try:
         delivery.start()
@@ -189,7 +202,8 @@ class _DirectDelivery:
     piles up for one watcher while the loop is busy goes out in one write. The initial state goes out
     DIRECT_BATCH items per flush, one flush per loop turn, as fast as the connection takes it."""
 
-    def __init__(self, writer: ChunkWriter, watcher: Any, encode: Any, loop: asyncio.AbstractEventLoop):
+    def __init__(self, writer: ChunkWriter, watcher: Any, encode: Callable[[WatchEvent], bytes],
+                 loop: asyncio.AbstractEventLoop):
         self.writer = writer
         self.watcher = watcher
         self.encode = encode
