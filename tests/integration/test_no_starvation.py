@@ -5,12 +5,17 @@ lets /readyz through after a few of them; one that does not holds /readyz until 
 
 from __future__ import annotations
 
+import http.client
+import json
+import ssl
 import threading
 from collections.abc import Callable
 
 import pytest
 
-from kube_apiserver.endpoints.handlers import listwriter
+from kube_apiserver.apimachinery import serializer, strategicpatch
+from kube_apiserver.apimachinery.managedfields.manager import FieldManager
+from kube_apiserver.endpoints.handlers import listwriter, yielding
 from kube_apiserver.registry import table
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
@@ -73,3 +78,90 @@ class _HeavySerializer:
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._serializer, name)
+
+
+# ---- a big patch, a deep apply: a few heavy phases, the loop given a turn between them ----
+
+PHASE_SECONDS = 0.5
+
+
+class _Phases:
+    """Heavy phases of one request (the calls whose arguments mention `marker`): the first tells the test it
+    has started and ends once /readyz has been sent; the next holds the event loop (as CPU work does) until /readyz has answered or PHASE_SECONDS
+    have passed, then is noted in `order`. With a turn of the loop between the phases /readyz is answered
+    between them; without, only once the second phase is over."""
+
+    def __init__(self, marker: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        # Every phase counts as long, and the loop is given long enough to answer /readyz (it is not timed).
+        monkeypatch.setattr(yielding, "YIELD_AFTER_SECONDS", 0.0)
+        monkeypatch.setattr(yielding, "GIVE_WAY_SECONDS", 0.2)
+        self.marker = marker
+        self.started, self.readyz_sent, self.readyz_done = threading.Event(), threading.Event(), threading.Event()
+        self.order: list[str] = []
+
+    def wrap(self, fn: Callable, first: bool = False) -> Callable:
+        def heavy(*args: object, **kwargs: object) -> object:
+            if self.marker in str(args):
+                if first:  # the first phase ends once /readyz is on its way
+                    self.started.set()
+                    self.readyz_sent.wait(30)
+                else:
+                    self.readyz_done.wait(PHASE_SECONDS)
+                    self.order.append(fn.__name__)
+            return fn(*args, **kwargs)
+
+        return heavy
+
+    def run(self, server, heavy_request: Callable[[], None]) -> list[str]:
+        probe = _warm_connection(server)  # connected and TLS-shaken before: only the GET is left to answer
+        thread = threading.Thread(target=heavy_request)
+        thread.start()
+        assert self.started.wait(30), "the request never reached its heavy part"
+        probe.request("GET", "/readyz")
+        self.readyz_sent.set()
+        assert probe.getresponse().read() == b"ok"
+        self.order.append("readyz")
+        self.readyz_done.set()
+        thread.join(60)
+        probe.close()
+        return self.order
+
+
+def _warm_connection(server) -> http.client.HTTPSConnection:
+    conn = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=30,
+                                       context=ssl.create_default_context(cafile=server.ca_file))
+    conn.request("GET", "/readyz")
+    assert conn.getresponse().read() == b"ok"
+    return conn
+
+
+def test_readyz_answers_between_the_phases_of_a_strategic_merge_patch(server, monkeypatch: pytest.MonkeyPatch):
+    phases = _Phases("starve-patch", monkeypatch)
+    path = "/api/v1/namespaces/default/configmaps/starve-patch"
+    created = server.request("POST", "/api/v1/namespaces/default/configmaps",
+                             {"metadata": {"name": "starve-patch"}, "data": {"a": "1"}})
+    assert created.status == 201, created.body[:300]
+    monkeypatch.setattr(strategicpatch, "strategic_merge_patch", phases.wrap(strategicpatch.strategic_merge_patch,
+                                                                             first=True))
+    monkeypatch.setattr(FieldManager, "update", phases.wrap(FieldManager.update))
+
+    def patch() -> None:
+        resp = server.request("PATCH", path, {"data": {"b": "starve-patch"}},
+                              headers={"Content-Type": "application/strategic-merge-patch+json"})
+        assert resp.status == 200, resp.body[:300]
+
+    assert phases.run(server, patch) == ["readyz", "update"]
+
+
+def test_readyz_answers_between_the_phases_of_a_server_side_apply(server, monkeypatch: pytest.MonkeyPatch):
+    phases = _Phases("starve-apply", monkeypatch)
+    monkeypatch.setattr(serializer, "decode_yaml", phases.wrap(serializer.decode_yaml, first=True))
+    monkeypatch.setattr(FieldManager, "apply", phases.wrap(FieldManager.apply))
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "starve-apply"}, "data": {"a": "1"}}
+
+    def apply() -> None:
+        resp = server.request("PATCH", "/api/v1/namespaces/default/configmaps/starve-apply?fieldManager=test",
+                              json.dumps(body), headers={"Content-Type": "application/apply-patch+yaml"})
+        assert resp.status == 201, resp.body[:300]
+
+    assert phases.run(server, apply) == ["readyz", "apply"]

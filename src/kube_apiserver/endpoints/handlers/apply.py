@@ -17,6 +17,7 @@ from .decode import ensure_namespace
 from .responses import write_object
 from .scope import RequestScope
 from .update import admission_hooks
+from .yielding import PhaseClock
 
 Object = dict[str, Any]
 
@@ -31,7 +32,10 @@ def _decode(body: bytes) -> Object:
 async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Response:
     ctx = scope.context(req, dry_run)
     name = req.info.name
-    config = _decode(await req.body())
+    raw = await req.body()
+    clock = PhaseClock()  # each phase walks the whole object (seconds for a big one): others are answered between
+    config = _decode(raw)
+    await clock.between_phases()
     config.setdefault("metadata", {})
     if not isinstance(config["metadata"], dict):
         raise errors.bad_request("error decoding YAML: metadata must be an object")
@@ -45,10 +49,12 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
 
     async def apply(_ctx: Context, live: Object | None) -> Object:
         assert scope.field_manager is not None
+        clock.restart()
         try:
             obj = scope.field_manager.apply(live, config, manager, force, scope.info.subresource)
         except ApplyConflict as conflict:
             raise conflict.status_error(scope.info.kind, scope.info.group, name) from None
+        await clock.between_phases()
         if typed:  # the merged object as Go decodes it (nulls the configuration set are zero values)
             schematypes.decode(obj, scope.schema)
         scope.default(obj)
@@ -58,6 +64,7 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
                                      f"URL ({name})")
         meta["name"] = name
         ensure_namespace(obj, scope, ctx.namespace)
+        await clock.between_phases()
         return obj
 
     info = UpdatedObjectInfo(name, apply, [admit])

@@ -17,6 +17,7 @@ from . import apply
 from .responses import write_object
 from .scope import RequestScope, write_options
 from .update import admission_hooks
+from .yielding import PhaseClock
 
 Object = dict[str, Any]
 PATCH_TYPES = [serializer.JSON_PATCH, serializer.MERGE_PATCH, serializer.STRATEGIC_MERGE_PATCH, serializer.APPLY_PATCH]
@@ -67,10 +68,17 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
     async def apply_patch(_ctx: Context, old: Object | None) -> Object:
         if old is None:
             raise errors.not_found(scope.info.resource, scope.info.group, name)
+        # Each phase walks the whole object (seconds for a big one): the loop answers others between them.
+        clock = PhaseClock()
         patched, shown = _apply(patch_type, old, body, scope.schema)
+        await clock.between_phases()
         check_fields(patched, shown)
         _check_patched(patched, scope, name, ctx.namespace)
-        return scope.track(req, old, scope.default(patched))
+        defaulted = scope.default(patched)
+        await clock.between_phases()
+        tracked = scope.track(req, old, defaulted)
+        await clock.between_phases()
+        return tracked
 
     info = UpdatedObjectInfo(name, apply_patch, [admit])
     try:
