@@ -26,6 +26,7 @@ CREATE, UPDATE, REMOVE = 0, 1, 2
 HISTORY_CHUNK = 1000
 MAX_BATCH = 1000
 MAX_INT64 = (1 << 63) - 1  # SQLite's integers
+COMPACT_BATCH_REVISIONS = 10_000  # about 50 ms of deletion a transaction
 
 
 @dataclass(slots=True)
@@ -102,6 +103,8 @@ class SQLiteKV:
         self._pending: list[_Op] = []
         self._wakeup = asyncio.Event()
         self._watchers: set[_Watcher] = set()
+        self._committing = False  # a batch is on the writer thread: committed, maybe, but not published
+        self._progress_asked = False  # a progress request came meanwhile: answered again once it is
         self._closed = False
         self._write_task = asyncio.get_running_loop().create_task(self._write_loop())
 
@@ -146,6 +149,7 @@ class SQLiteKV:
             self._wakeup.clear()
             while self._pending:
                 batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
+                self._committing = True
                 try:
                     results, events, revision = await loop.run_in_executor(
                         self._writer, self._commit, batch, self._revision)
@@ -154,8 +158,13 @@ class SQLiteKV:
                         if not op.future.done():
                             op.future.set_exception(err)
                     continue
+                finally:
+                    self._committing = False
                 self._revision = revision
                 self._publish(events)
+                if self._progress_asked:
+                    self._progress_asked = False
+                    self.request_progress()
                 for op, result in zip(batch, results, strict=True):
                     if not op.future.done():
                         op.future.set_result(result)
@@ -265,7 +274,11 @@ class SQLiteKV:
         return self._read_conn.execute(schema.COUNT_AT_REVISION, (start, end, revision)).fetchone()[0]
 
     async def current_revision(self) -> int:
-        return self._revision
+        """The newest committed revision, as the database's readers see it (etcd's header revision). A
+        batch is visible to reads from its commit on, before the write loop's next turn publishes its
+        revision (`_revision`) to watchers: a consistent read must wait for that, or it could be older than
+        a GET that came before it."""
+        return self._loop_conn.execute(schema.SELECT_REVISION).fetchone()[0]
 
     async def compacted_revision(self) -> int:
         return self._compacted
@@ -318,6 +331,10 @@ class SQLiteKV:
                 watcher.queue.put_nowait(KVBatch(matching, revision))
 
     def request_progress(self) -> None:
+        # A batch being committed may be what the asker waits for (current_revision counts it as soon as
+        # it is committed): it is answered again when that batch is published, not a poll later.
+        if self._committing:
+            self._progress_asked = True
         for watcher in self._watchers:
             watcher.queue.put_nowait(KVBatch([], self._revision))
 
@@ -328,19 +345,31 @@ class SQLiteKV:
     # ---- maintenance ----
 
     async def compact(self, revision: int) -> None:
+        """As etcd compacts: the revision is compacted at once (reads before it fail with CompactedError), and
+        the history before it is deleted in batches of COMPACT_BATCH_REVISIONS revisions, each its own
+        transaction on the writer thread, so writes that come meanwhile are committed between batches instead
+        of waiting for all of it (a second for a few hundred thousand revisions)."""
         loop = asyncio.get_running_loop()
         revision = min(revision, self._revision)
         if revision <= self._compacted:
             return
-        await loop.run_in_executor(self._writer, self._compact, revision)
+        start = self._compacted
+        await loop.run_in_executor(self._writer, self._compact, start, start, revision)
         self._compacted = revision
+        for low in range(start, revision, COMPACT_BATCH_REVISIONS):
+            await loop.run_in_executor(self._writer, self._compact, low, min(low + COMPACT_BATCH_REVISIONS, revision),
+                                       revision)
 
-    def _compact(self, revision: int) -> None:
+    def _compact(self, low: int, high: int, revision: int) -> None:
+        """Deletes what compacting at `revision` drops among the revisions in (low, high]; marks the store
+        compacted at `revision` when the range is empty (the first step)."""
         cur = self._write_conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
-            cur.execute(schema.COMPACT, (revision,))
-            cur.execute(schema.SET_COMPACTED, (revision,))
+            if low == high:
+                cur.execute(schema.SET_COMPACTED, (revision,))
+            else:
+                cur.execute(schema.COMPACT, (low, high, revision))
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
