@@ -271,3 +271,92 @@ async def test_leases_expire_keys_and_every_write_renews_them(store, kv):
 async def _set(cur, value):
     cur["data"]["k"] = value
     return cur
+
+
+def _set_data(value: str):
+    async def change(obj: dict) -> dict:
+        return {**obj, "data": {"k": value}}
+
+    return change
+
+
+async def _write_history(store: ObjectStore) -> int:
+    """Creates, updates and deletes over ~100 revisions; returns a revision in the middle of them."""
+    middle = 0
+    for round_ in range(10):
+        for i in range(4):
+            name = f"/r/h{i}"
+            if round_ == 0:
+                await store.create(name, cm(str(i)))
+            else:
+                await store.guaranteed_update(name, _set_data(str(round_)))
+        if round_ == 5:
+            await store.delete("/r/h3")
+            await store.create("/r/h3", cm("again"))
+            middle = int((await store.get("/r/h0"))["metadata"]["resourceVersion"])
+    return middle
+
+
+def test_compaction_in_batches_deletes_what_one_compaction_deletes(tmp_path, monkeypatch):
+    from kube_apiserver.storage.sqlite import kv as sqlite_kv
+
+    def history_after_compaction(directory: str, batch: int) -> list[tuple]:
+        async def main() -> list[tuple]:
+            monkeypatch.setattr(sqlite_kv, "COMPACT_BATCH_REVISIONS", batch)
+            kv = await SQLiteKV.open(directory)
+            try:
+                middle = await _write_history(ObjectStore(kv))
+                await kv.compact(middle)
+                assert await kv.compacted_revision() == middle
+                return kv._read_conn.execute("SELECT rev, key, deleted FROM log ORDER BY rev").fetchall()
+            finally:
+                await kv.close()
+
+        return asyncio.run(main())
+
+    whole = history_after_compaction(str(tmp_path / "whole"), 1_000_000)
+    assert history_after_compaction(str(tmp_path / "batched"), 7) == whole
+    assert len(whole) < 40  # most of the history before the middle is gone
+
+
+@run
+async def test_a_write_during_compaction_commits_between_its_batches(store, kv):
+    """Compaction deletes history in batches, each a transaction of the writer thread: a write that comes while
+    one batch runs is committed before the next, not after the whole compaction."""
+    import threading
+
+    from kube_apiserver.storage.sqlite import kv as sqlite_kv
+
+    await _write_history(store)
+    loop = asyncio.get_running_loop()
+    first_batch, write_queued = asyncio.Event(), threading.Event()
+    plain = sqlite_kv.SQLiteKV._compact
+    order: list[str] = []
+
+    def compact_step(self: SQLiteKV, *args: object) -> None:
+        loop.call_soon_threadsafe(first_batch.set)
+        write_queued.wait(10)  # the write has been handed to the writer thread meanwhile
+        plain(self, *args)
+
+    sqlite_kv.SQLiteKV._compact = compact_step
+    sqlite_kv.COMPACT_BATCH_REVISIONS, batch = 7, sqlite_kv.COMPACT_BATCH_REVISIONS
+    try:
+        async def compaction() -> None:
+            await kv.compact(await kv.current_revision())
+            order.append("compacted")
+
+        async def write() -> None:
+            await store.create("/r/during", cm("during"))
+            order.append("written")
+
+        compacting = asyncio.ensure_future(compaction())
+        await first_batch.wait()
+        writing = asyncio.ensure_future(write())
+        for _ in range(20):  # the write loop takes the write and hands its batch to the writer thread
+            await asyncio.sleep(0)
+        write_queued.set()
+        await asyncio.gather(compacting, writing)
+    finally:
+        sqlite_kv.SQLiteKV._compact = plain
+        sqlite_kv.COMPACT_BATCH_REVISIONS = batch
+    assert order == ["written", "compacted"]

@@ -58,10 +58,11 @@ HISTORY = """
     SELECT l.rev, l.key, l.create_rev, l.deleted, l.value, p.value FROM log l
     LEFT JOIN log p ON p.rev = l.prev_rev
     WHERE l.rev >= ? AND l.rev <= ? AND l.key >= ? AND l.key < ? ORDER BY l.rev LIMIT ?"""
-# etcd keeps, as of the compacted revision, only each live key's newest version.
+# etcd keeps, as of the compacted revision (?3), only each live key's newest version; deleted here among the
+# revisions in (?1, ?2], a batch of them.
 COMPACT = """
-    DELETE FROM log WHERE rev <= ?1 AND (deleted = 1 OR EXISTS (
-        SELECT 1 FROM log n WHERE n.key = log.key AND n.rev > log.rev AND n.rev <= ?1))"""
+    DELETE FROM log WHERE rev > ?1 AND rev <= ?2 AND (deleted = 1 OR EXISTS (
+        SELECT 1 FROM log n WHERE n.key = log.key AND n.rev > log.rev AND n.rev <= ?3))"""
 
 UPSERT_LEASE = ("INSERT INTO leases (key, expires) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET expires = excluded.expires")
