@@ -5,10 +5,13 @@ controller's reference and Events, and which pods count as active or ready."""
 from __future__ import annotations
 
 import copy
+import functools
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..apimachinery import errors
@@ -243,3 +246,113 @@ class PodControl:
 
     async def patch_pod(self, namespace: str, name: str, patch: Object) -> Object:
         return await self.pods(namespace).patch(name, patch, STRATEGIC_MERGE_PATCH)
+
+
+# ---- which pods go first on scale-down ----
+
+POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def parse_time(value: str | None) -> float | None:
+    """An RFC 3339 metav1.Time as seconds since the epoch (None: unset or unreadable)."""
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def pod_ready_time(pod: Object) -> float | None:
+    condition = pod_condition(pod, "Ready")
+    if condition is None or condition.get("status") != "True":
+        return None
+    return parse_time(condition.get("lastTransitionTime"))
+
+
+def is_pod_available(pod: Object, min_ready_seconds: int, now: float) -> bool:
+    """Ready for at least minReadySeconds (podutil.IsPodAvailable)."""
+    if not is_pod_ready(pod):
+        return False
+    if not min_ready_seconds:
+        return True
+    ready_at = pod_ready_time(pod)
+    return ready_at is not None and ready_at + min_ready_seconds < now
+
+
+def deletion_cost(pod: Object) -> int:
+    """The pod-deletion-cost annotation as an int32; 0 when unset or not a plain integer ("+1", "007")."""
+    value = ((pod.get("metadata") or {}).get("annotations") or {}).get(POD_DELETION_COST)
+    if not value or not (value[0] == "-" or value == "0" or "1" <= value[0] <= "9"):
+        return 0
+    try:
+        cost = int(value, 10)
+    except ValueError:
+        return 0
+    return cost if -(2**31) <= cost < 2**31 else 0
+
+
+def _max_restarts(pod: Object) -> int:
+    return max((int(s.get("restartCount") or 0) for s in (pod.get("status") or {}).get("containerStatuses") or ()),
+               default=0)
+
+
+def _log_rank_diff(t1: float, t2: float, now: float) -> int:
+    d1, d2 = (now - t1) * 1e9, (now - t2) * 1e9
+    r1 = int(math.log2(d1)) if d1 > 0 else -1
+    r2 = int(math.log2(d2)) if d2 > 0 else -1
+    return r1 - r2
+
+
+def _newer_first(t1: float | None, t2: float | None, uid1: str, uid2: str, now: float) -> int:
+    """Unset < newer < older, older ones bucketed by the log2 of their age (LogarithmicScaleDown), ties
+    broken by UID: -1 when the first goes first."""
+    if t1 is None or t2 is None or not now:
+        if t1 is None or t2 is None:
+            return -1 if t1 is None else 1
+        return -1 if t1 > t2 else 1
+    diff = _log_rank_diff(t1, t2, now)
+    if diff == 0:
+        return -1 if uid1 < uid2 else (1 if uid1 > uid2 else 0)
+    return -1 if diff < 0 else 1
+
+
+def rank_pods_for_deletion(pods: list[Object], ranks: list[int], now: float) -> list[Object]:
+    """ActivePodsWithRanks's order: the pods a scale-down deletes first come first. Unassigned before
+    assigned; Pending, Unknown, Running; not ready before ready; lower deletion cost; more colocated
+    (higher rank); ready more recently; more container restarts; created more recently."""
+
+    def compare(a: tuple[Object, int], b: tuple[Object, int]) -> int:
+        (p, rank_p), (q, rank_q) = a, b
+        node_p, node_q = (p.get("spec") or {}).get("nodeName") or "", (q.get("spec") or {}).get("nodeName") or ""
+        if node_p != node_q and (not node_p or not node_q):
+            return -1 if not node_p else 1
+        phase_p, phase_q = _PHASE_ORDINAL.get(pod_phase(p), 0), _PHASE_ORDINAL.get(pod_phase(q), 0)
+        if phase_p != phase_q:
+            return -1 if phase_p < phase_q else 1
+        ready_p, ready_q = is_pod_ready(p), is_pod_ready(q)
+        if ready_p != ready_q:
+            return -1 if not ready_p else 1
+        cost_p, cost_q = deletion_cost(p), deletion_cost(q)
+        if cost_p != cost_q:
+            return -1 if cost_p < cost_q else 1
+        if rank_p != rank_q:
+            return -1 if rank_p > rank_q else 1
+        uid_p, uid_q = p["metadata"].get("uid", ""), q["metadata"].get("uid", "")
+        if ready_p and ready_q:
+            time_p, time_q = pod_ready_time(p), pod_ready_time(q)
+            if time_p != time_q:
+                order = _newer_first(time_p, time_q, uid_p, uid_q, now)
+                if order:
+                    return order
+        restarts_p, restarts_q = _max_restarts(p), _max_restarts(q)
+        if restarts_p != restarts_q:
+            return -1 if restarts_p > restarts_q else 1
+        created_p = parse_time(p["metadata"].get("creationTimestamp"))
+        created_q = parse_time(q["metadata"].get("creationTimestamp"))
+        if created_p != created_q:
+            return _newer_first(created_p, created_q, uid_p, uid_q, now)
+        return 0
+
+    return [pod for pod, _ in sorted(zip(pods, ranks, strict=True), key=functools.cmp_to_key(compare))]

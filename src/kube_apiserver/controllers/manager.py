@@ -10,6 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..api.core.resourcequota.evaluators import new_evaluators
+from ..client.informers import SharedInformerFactory
+from ..client.record import EventBroadcaster, EventSource
 from ..client.rest import Client
 from .clusterroleaggregation import ClusterRoleAggregationController
 from .discovery import ServerResources, chain_routes, local_resources
@@ -17,6 +19,7 @@ from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .leaderelection import LeaderElectionConfiguration, LeaderElector, StoreLeaseClient, new_identity
 from .namespace import NamespaceController
+from .replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetController
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
 from .serviceaccount import ServiceAccountsController
@@ -25,7 +28,10 @@ from .volumeprotection import PVCProtectionController, PVProtectionController
 log = logging.getLogger("kube_apiserver.controllers")
 DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection",
                        "pv-protection", "clusterrole-aggregation", "root-ca-cert-publisher")
-KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
+# Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
+# controllers, the scheduler and simulated nodes move a cluster together (issue 12).
+OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller")
+KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
@@ -77,6 +83,8 @@ class ControllerManager:
         self.identity = identity or new_identity()
         self.elector: LeaderElector | None = None
         self.sole_candidate = sole_candidate
+        self.informers: SharedInformerFactory | None = None
+        self.events: EventBroadcaster | None = None
 
     async def start(self) -> None:
         """Starts the controllers, or campaigns for the lease and starts them once it leads."""
@@ -100,11 +108,30 @@ class ControllerManager:
             await controller.start()
             self.running.append(controller)  # only what started is stopped
             log.info("Started %s controller", controller.name)
+        if self.informers is not None:
+            self.informers.start()
 
     async def stop_controllers(self) -> None:
         running, self.running = self.running, []
         for controller in running:
             await controller.stop()
+        if self.informers is not None:
+            await self.informers.stop()
+            self.informers = None
+        if self.events is not None:
+            await self.events.stop()
+            self.events = None
+
+    def _shared(self) -> tuple[SharedInformerFactory, EventBroadcaster]:
+        """The informers and the event broadcaster the workload controllers share (made on first use, for
+        one term of leadership)."""
+        assert self.loopback is not None
+        if self.informers is None:
+            self.informers = SharedInformerFactory(self.loopback)
+        if self.events is None:
+            self.events = EventBroadcaster(self.loopback)
+            self.events.start()
+        return self.informers, self.events
 
     def _new_controllers(self) -> list[Any]:
         new: list[Any] = []
@@ -131,7 +158,16 @@ class ControllerManager:
         configmaps = _find(resources, "configmaps")
         if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
             new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
+        self._add_workload_controllers(new)
         return new
+
+    def _add_workload_controllers(self, new: list[Any]) -> None:
+        assert self.loopback is not None
+        for name, kind in (("replicaset", REPLICA_SETS), ("replicationcontroller", REPLICATION_CONTROLLERS)):
+            if enabled(self.names, name) and (kind.group, kind.version) in self.group_versions:
+                informers, events = self._shared()
+                recorder = events.new_recorder(EventSource(kind.component))
+                new.append(ReplicaSetController(kind, self.loopback, informers, recorder))
 
     def _with_client(self, resources: list[Resource]) -> list[Resource]:
         """The resources with the loopback client their controllers write through."""
