@@ -97,6 +97,10 @@ class ObjectStore:
     async def current_revision(self) -> int:
         return await self.kv.current_revision()
 
+    async def compacted_revision(self) -> int:
+        """The newest compaction known here (k8s store.CompactRevision): history before it is gone."""
+        return await self.kv.compacted_revision()
+
     async def guaranteed_update(self, key: str, try_update: UpdateFunc,
                                 preconditions: Preconditions | None = None,
                                 ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from .. import continue_token
 from .. import interface as storage
 from ..interface import (
     BOOKMARK,
@@ -22,6 +23,7 @@ from ..interface import (
     UpdateFunc,
 )
 from ..objectstore import ObjectStore
+from .paging import list_page
 from .watch_cache import WatchCache
 from .watcher import DEFAULT_BUFFER, CacheWatcher
 
@@ -114,21 +116,61 @@ class Cacher:
     # ---- reads served from the cache ----
 
     async def get_list(self, key_prefix: str, opts: ListOptions) -> ListResult:
-        exact = opts.resource_version_match == "Exact"
-        paged = opts.limit > 0 or opts.continue_token
-        if exact or paged:
-            return await self.store.get_list(key_prefix, opts)  # snapshots of the past: the store's history
-        if opts.resource_version == "" and not self.store.progress_requests_supported:
+        """Which lists the cache serves, as kube-apiserver's shouldDelegateList with ListFromCacheSnapshot:
+        every kind but the ones at a revision the cache no longer holds, which the storage's history
+        answers (or refuses: 410 once compacted)."""
+        rv, match = opts.resource_version, opts.resource_version_match
+        if not self._ready.is_set() and opts.limit > 0 and opts.predicate_empty:
+            return await self.store.get_list(key_prefix, opts)  # shouldDelegateListOnNotReadyCache
+        if match == "Exact":
+            return await self._list_exact(key_prefix, int(rv), key_prefix, opts)
+        if match == "" and opts.continue_token:
+            start, revision = continue_token.decode(opts.continue_token, key_prefix)
+            if revision > 0:
+                return await self._list_exact(key_prefix, revision, start, opts)
+            return await self._list_consistent(key_prefix, start, opts)  # a token of the latest state (-1)
+        if match == "" and opts.limit > 0 and rv not in ("", "0"):
+            return await self._list_exact(key_prefix, int(rv), key_prefix, opts)  # the legacy exact match
+        if match == "" and rv == "":
+            return await self._list_consistent(key_prefix, key_prefix, opts)
+        if match not in ("", "NotOlderThan"):
+            return await self.store.get_list(key_prefix, opts)
+        await self._wait_fresh(int(rv or 0))
+        # computeListLimit: a list at "0" is served whole, whatever its limit.
+        return self._page_of_current(key_prefix, key_prefix, opts, 0 if rv == "0" else opts.limit)
+
+    async def _list_consistent(self, key_prefix: str, start_key: str, opts: ListOptions) -> ListResult:
+        """A list of the latest state: the cache once it has caught up with the storage's revision."""
+        if not self.store.progress_requests_supported:
             # kube-apiserver's ShouldDelegateConsistentRead: the cache cannot learn that it is fresh.
             return await self.store.get_list(key_prefix, opts)
-        await self._wait_fresh(await self._consistent_revision(opts.resource_version))
-        snapshot = self.cache.snapshot()
-        first, end = snapshot.range(key_prefix)
-        predicate = opts.predicate
-        selected = snapshot.objects[first:end]  # in key order, as the store lists
-        if predicate is not None:
-            selected = [obj for obj in selected if predicate(obj)]
-        return ListResult(selected, self.cache.resource_version)
+        try:
+            await self._wait_fresh(await self.store.current_revision())
+        except TooLargeResourceVersionError:  # the cache did not catch up in time: the storage answers
+            return await self.store.get_list(key_prefix, opts)
+        return self._page_of_current(key_prefix, start_key, opts, opts.limit)
+
+    async def _list_exact(self, key_prefix: str, revision: int, start_key: str, opts: ListOptions) -> ListResult:
+        """A list at one revision (Exact, a limited list at a resourceVersion, a continue token's): from the
+        cache's snapshot of it while its event ring covers it and the storage has not compacted it."""
+        await self._ready.wait()
+        if revision > self.cache.resource_version:
+            if not self.store.progress_requests_supported:
+                return await self.store.get_list(key_prefix, opts)
+            await self._wait_fresh(revision)
+        compacted = await self.store.compacted_revision()
+        # No await from here on: the snapshot is taken against the ring as it is now.
+        snapshot = self.cache.snapshot_at(revision) if revision >= compacted else None
+        if snapshot is None:
+            return await self.store.get_list(key_prefix, opts)
+        return list_page(snapshot, revision, key_prefix, start_key, opts, opts.limit)
+
+    def _page_of_current(self, key_prefix: str, start_key: str, opts: ListOptions, limit: int) -> ListResult:
+        revision, snapshot = self.cache.resource_version, self.cache.snapshot()
+        result = list_page(snapshot, revision, key_prefix, start_key, opts, limit)
+        if result.continue_token:
+            self.cache.keep(revision, snapshot)  # the next pages are read at `revision`
+        return result
 
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
                     send_initial_events: bool | None = None, allow_bookmarks: bool = False) -> CacheWatcher:

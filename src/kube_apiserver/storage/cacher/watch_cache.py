@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..interface import ADDED, DELETED, ExpiredError, Object
+from .snapshots import KeptSnapshots
 
 DEFAULT_CAPACITY = 10_000
 
@@ -46,6 +47,7 @@ class WatchCache:
         self.objects: dict[str, Object] = {}
         self._keys: list[str] = []  # the keys of `objects`, kept sorted as they come and go
         self._snapshot: Snapshot | None = None  # of the current state, taken when first asked for
+        self.kept = KeptSnapshots()  # of past states, for the later pages of paged lists
         self.events: deque[CachedEvent] = deque(maxlen=capacity)
         self.resource_version = 0
         # The oldest revision a watch may start after; events before it are not in the ring.
@@ -57,6 +59,7 @@ class WatchCache:
         self.objects = objects
         self._keys = sorted(objects)
         self._snapshot = None
+        self.kept.clear()
         self.events.clear()
         self.resource_version = revision
         self.oldest = revision
@@ -88,6 +91,40 @@ class WatchCache:
             keys = list(self._keys)
             snapshot = self._snapshot = Snapshot(keys, list(map(self.objects.__getitem__, keys)))
         return snapshot
+
+    def snapshot_at(self, revision: int) -> Snapshot | None:
+        """The objects as they were at `revision`, or None when the ring no longer holds every event
+        after it (or the cache has not reached it): then only the storage's history knows."""
+        if revision < self.oldest or revision > self.resource_version:
+            return None
+        snapshot = self.kept.get(revision, self.oldest)
+        if snapshot is None:
+            snapshot = self._rebuild(revision)
+            self.kept.keep(revision, snapshot, self.oldest)
+        return snapshot
+
+    def keep(self, revision: int, snapshot: Snapshot) -> None:
+        """Keeps the current snapshot for the later pages of a list served from it."""
+        self.kept.keep(revision, snapshot, self.oldest)
+
+    def _rebuild(self, revision: int) -> Snapshot:
+        """The current objects with every change after `revision` undone: a key changed since holds
+        what the first change after `revision` found there (nothing: it was created since)."""
+        before: dict[str, Object | None] = {}
+        for event in reversed(self.events):  # newest first, so the oldest change after `revision` wins
+            if event.revision <= revision:
+                break
+            before[event.key] = event.prev_object
+        if not before:
+            return self.snapshot()
+        created = {key for key, obj in before.items() if obj is None}
+        keys = [key for key in self._keys if key not in created] if created else list(self._keys)
+        deleted = [key for key, obj in before.items() if obj is not None and key not in self.objects]
+        if deleted:
+            keys.extend(sorted(deleted))
+            keys.sort()  # two sorted runs: merged in linear time
+        previous, current = before.get, self.objects
+        return Snapshot(keys, [previous(key) or current[key] for key in keys])
 
     def progress(self, revision: int) -> None:
         if revision > self.resource_version:
