@@ -165,3 +165,16 @@ def test_readyz_answers_between_the_phases_of_a_server_side_apply(server, monkey
         assert resp.status == 201, resp.body[:300]
 
     assert phases.run(server, apply) == ["readyz", "apply"]
+
+
+def test_readyz_answers_between_the_phases_of_a_create(server, monkeypatch: pytest.MonkeyPatch):
+    phases = _Phases("starve-create", monkeypatch)
+    monkeypatch.setattr(serializer, "decode_body", phases.wrap(serializer.decode_body, first=True))
+    monkeypatch.setattr(FieldManager, "update", phases.wrap(FieldManager.update))
+
+    def create() -> None:
+        resp = server.request("POST", "/api/v1/namespaces/default/configmaps",
+                              {"metadata": {"name": "starve-create"}, "data": {"a": "1"}})
+        assert resp.status == 201, resp.body[:300]
+
+    assert phases.run(server, create) == ["readyz", "update"]

@@ -9,20 +9,26 @@ from ..http import Request, Response
 from .decode import decode_object, ensure_namespace
 from .responses import write_object
 from .scope import RequestScope, write_options
+from .yielding import PhaseClock
 
 
 async def create(scope: RequestScope, req: Request) -> Response:
     dry_run = write_options(req, "CreateOptions")
     ctx = scope.context(req, dry_run)
+    # Each phase walks the whole object (a second for a big custom resource): others are answered between them.
+    clock = PhaseClock()
     obj = await decode_object(req, scope)
     ensure_namespace(obj, scope, ctx.namespace)
+    await clock.between_phases()
     obj = scope.track(req, None, scope.default(obj))
+    await clock.between_phases()
     name = obj["metadata"].get("name", "")
     attrs = scope.attributes(req, CREATE, obj, None, name, ctx)
     await scope.admission.admit(attrs)
     obj = attrs.object or obj
 
     async def validate(ctx_: Context, created: dict) -> None:
+        await clock.between_phases()  # after the strategy's validation
         attrs.object, attrs.name = created, created["metadata"].get("name", "")
         await scope.admission.validate(attrs)
 
