@@ -9,7 +9,12 @@ probe's worst latency and worst gap between two answers (what a health check or 
 Scenarios:
 - list-json, list-protobuf, list-table, list-yaml: the whole namespace listed in that representation;
 - patch-smp: a strategic merge patch rewriting --env (5,000) env entries of a Deployment's container;
-- cr-deep: a custom resource --depth levels deep created, then server-side applied.
+- cr-deep: a custom resource --depth levels deep created, then server-side applied;
+- cr-array: a custom resource with an --items (50,000) item array created, validated by its openAPIV3Schema
+  (types, patterns, formats, bounds, enums, required fields) and pruned;
+- compaction: the SQLite store (in a child process on the tree's code, not the server) holding --revisions
+  (50,000) revisions compacts them while a probe on its event loop sleeps 10 ms at a time (its worst gap is
+  what /readyz would see) and another writes one key every 10 ms (its worst write is in the size column).
 
     python bench/starvation.py                                   # 20,000 ConfigMaps, every scenario
     python bench/starvation.py --objects 5000 --scenarios list-json,list-protobuf
@@ -41,7 +46,7 @@ SRC = str(Path(__file__).resolve().parent.parent / "src")
 PROBE_INTERVAL = 0.010
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
-SCENARIOS = ["list-json", "list-protobuf", "list-table", "list-yaml", "patch-smp", "cr-deep"]
+SCENARIOS = ["list-json", "list-protobuf", "list-table", "list-yaml", "patch-smp", "cr-deep", "cr-array", "compaction"]
 
 
 def free_port() -> int:
@@ -171,11 +176,9 @@ def with_probe(server: Server, heavy) -> tuple[float, Probe, str]:
     return elapsed, probe, note
 
 
-def deep(depth: int) -> dict:
-    value: dict = {"leaf": "x"}
-    for _ in range(depth):
-        value = {"n": value}
-    return value
+def deep_json(depth: int) -> bytes:
+    """{"n":{"n":...{"leaf":"x"}}}, `depth` levels of "n": written out, as json.dumps stops at ~1,000 levels."""
+    return b'{"n":' * depth + b'{"leaf":"x"}' + b"}" * depth
 
 
 def prepare_crd(server: Server) -> None:
@@ -193,7 +196,85 @@ def prepare_crd(server: Server) -> None:
         time.sleep(0.2)
 
 
-def heavy_request(server: Server, scenario: str, depth: int, entries: int):
+ARRAY_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"items": {
+    "type": "array", "items": {"type": "object", "required": ["name", "port"], "properties": {
+        "name": {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9-]+$"},
+        "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+        "protocol": {"type": "string", "enum": ["TCP", "UDP"]},
+        "host": {"type": "string", "format": "ipv4"},
+        "weight": {"type": "number", "minimum": 0}}}}}}}}
+
+
+def prepare_array_crd(server: Server) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "arrays.starve.example.com"},
+           "spec": {"group": "starve.example.com", "scope": "Namespaced",
+                    "names": {"plural": "arrays", "singular": "array", "kind": "Array", "listKind": "ArrayList"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": ARRAY_SCHEMA}}]}}
+    server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    deadline = time.monotonic() + 30
+    while server.request("GET", f"/apis/starve.example.com/v1/namespaces/{NS}/arrays")[0] != 200:
+        assert time.monotonic() < deadline, "CRD not served"
+        time.sleep(0.2)
+
+
+COMPACTION_PROBE = r"""
+import asyncio, json, sys, tempfile, time
+from kube_apiserver.storage.sqlite import SQLiteKV
+
+async def main(revisions, keys, work):
+    kv = await SQLiteKV.open(tempfile.mkdtemp(prefix="compact-", dir=work))
+    revs = {}
+    for k in range(keys):
+        revs[k] = (await kv.create(f"/registry/configmaps/starve/k{k}", b"x" * 1000)).revision
+
+    async def writer(k):
+        for i in range(revisions // keys):
+            revs[k] = (await kv.update(f"/registry/configmaps/starve/k{k}", b"y" * 1000, revs[k])).revision
+
+    await asyncio.gather(*(writer(k) for k in range(keys)))
+    done, gaps, writes = asyncio.Event(), [], []
+
+    async def loop_probe():
+        last = time.monotonic()
+        while not done.is_set():
+            await asyncio.sleep(0.010)
+            gaps.append(time.monotonic() - last)
+            last = time.monotonic()
+
+    async def write_probe():
+        while not done.is_set():
+            start = time.monotonic()
+            revs[0] = (await kv.update("/registry/configmaps/starve/k0", b"z" * 1000, revs[0])).revision
+            writes.append(time.monotonic() - start)
+            await asyncio.sleep(0.010)
+
+    probes = [asyncio.ensure_future(loop_probe()), asyncio.ensure_future(write_probe())]
+    await asyncio.sleep(0.2)
+    start = time.monotonic()
+    await kv.compact(await kv.current_revision())
+    elapsed = time.monotonic() - start
+    await asyncio.sleep(0.05)
+    done.set()
+    await asyncio.gather(*probes)
+    await kv.close()
+    print(json.dumps({"elapsed": elapsed, "worst_gap": max(gaps), "gaps": len(gaps), "worst_write": max(writes)}))
+
+asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]))
+"""
+
+
+def compaction_scenario(src: str, work: str, revisions: int) -> tuple[float, Probe, str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
+    out = subprocess.run([sys.executable, "-c", COMPACTION_PROBE, str(revisions), str(max(revisions // 100, 1)),
+                          work], env=env, check=True, capture_output=True, text=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    probe = Probe([result["worst_gap"]], [result["worst_gap"]] * result["gaps"])
+    return result["elapsed"], probe, f"{revisions:,} revs, write {result['worst_write'] * 1000:.0f} ms"
+
+
+def heavy_request(server: Server, scenario: str, depth: int, entries: int, items: int = 50_000):
     listing = f"/api/v1/namespaces/{NS}/configmaps"
     if scenario.startswith("list-"):
         accept = {"list-json": "application/json", "list-protobuf": PROTOBUF, "list-table": TABLE,
@@ -229,7 +310,8 @@ def heavy_request(server: Server, scenario: str, depth: int, entries: int):
         return run
     if scenario == "cr-deep":
         prepare_crd(server)
-        obj = {"apiVersion": "starve.example.com/v1", "kind": "Deep", "metadata": {"name": "d"}, "spec": deep(depth)}
+        obj = (b'{"apiVersion":"starve.example.com/v1","kind":"Deep","metadata":{"name":"d"},"spec":'
+               + deep_json(depth) + b"}")
 
         def run() -> str:
             server.request("DELETE", f"/apis/starve.example.com/v1/namespaces/{NS}/deeps/d")
@@ -237,6 +319,22 @@ def heavy_request(server: Server, scenario: str, depth: int, entries: int):
                                                    "?fieldManager=bench", obj, "application/apply-patch+yaml")
             assert status in (200, 201), (status, body[:300])
             return f"apply {depth} levels deep"
+        return run
+    if scenario == "cr-array":
+        prepare_array_crd(server)
+        # Small items: 50,000 of them stay under the 1.5 MiB an object may take in storage.
+        spec_items = [{"name": f"p{i}", "port": 1 + i % 99} if i % 100 else
+                      {"name": f"p{i}", "port": 1, "protocol": "UDP", "host": "10.0.0.1", "weight": 0.5}
+                      for i in range(items)]
+        obj = {"apiVersion": "starve.example.com/v1", "kind": "Array", "metadata": {"name": "a"},
+               "spec": {"items": spec_items}}
+        path = f"/apis/starve.example.com/v1/namespaces/{NS}/arrays"
+
+        def run() -> str:
+            server.request("DELETE", f"{path}/a")
+            status, body = server.request("POST", path, obj)
+            assert status == 201, (status, body[:300])
+            return f"{items:,} items"
         return run
     raise ValueError(scenario)
 
@@ -246,6 +344,8 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=20_000)
     parser.add_argument("--depth", type=int, default=2_000, help="levels of the cr-deep custom resource")
     parser.add_argument("--env", type=int, default=5_000, help="env entries of the patch-smp Deployment")
+    parser.add_argument("--items", type=int, default=50_000, help="array items of the cr-array custom resource")
+    parser.add_argument("--revisions", type=int, default=50_000, help="revisions the compaction scenario compacts")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--baseline-src", metavar="SRC", help="another source tree, run after this one")
     parser.add_argument("--log", default=os.devnull, help="the servers' output")
@@ -261,7 +361,11 @@ def main() -> None:
                 seed(server, args.objects)
                 print(f"{name}: {args.objects} ConfigMaps stored in {time.monotonic() - t0:.1f} s", flush=True)
                 for scenario in scenarios:
-                    elapsed, probe, note = with_probe(server, heavy_request(server, scenario, args.depth, args.env))
+                    if scenario == "compaction":
+                        elapsed, probe, note = compaction_scenario(src, work, args.revisions)
+                    else:
+                        elapsed, probe, note = with_probe(server, heavy_request(server, scenario, args.depth,
+                                                                                args.env, args.items))
                     rows.append((name, scenario, note, elapsed, max(probe.latencies), max(probe.gaps),
                                  len(probe.latencies)))
                     print(f"  {scenario}: {elapsed:.2f} s, worst /readyz {max(probe.latencies) * 1000:.0f} ms",
@@ -270,10 +374,10 @@ def main() -> None:
                 server.stop()
     print(f"\n/readyz probed every {PROBE_INTERVAL * 1000:.0f} ms while the heavy request runs "
           f"({args.objects} ConfigMaps; the machine is shared, so compare rows of one run)")
-    print(f"{'tree':<8} {'scenario':<14} {'size':<22} {'heavy s':>8} {'worst readyz ms':>16} {'worst gap ms':>13} "
+    print(f"{'tree':<8} {'scenario':<14} {'size':<30} {'heavy s':>8} {'worst readyz ms':>16} {'worst gap ms':>13} "
           f"{'probes':>7}")
     for name, scenario, note, elapsed, worst, gap, count in rows:
-        print(f"{name:<8} {scenario:<14} {note:<22} {elapsed:>8.2f} {worst * 1000:>16.0f} {gap * 1000:>13.0f} "
+        print(f"{name:<8} {scenario:<14} {note:<30} {elapsed:>8.2f} {worst * 1000:>16.0f} {gap * 1000:>13.0f} "
               f"{count:>7}")
 
 
