@@ -14,6 +14,8 @@ from ..client.informers import SharedInformerFactory
 from ..client.record import EventBroadcaster, EventSource
 from ..client.rest import Client
 from .clusterroleaggregation import ClusterRoleAggregationController
+from .deployment import COMPONENT as DEPLOYMENT_COMPONENT
+from .deployment import DeploymentController
 from .discovery import ServerResources, chain_routes, local_resources
 from .garbagecollector import GarbageCollector
 from .informer import Resource
@@ -30,7 +32,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
                        "pv-protection", "clusterrole-aggregation", "root-ca-cert-publisher")
 # Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
-OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller")
+OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
@@ -168,6 +170,10 @@ class ControllerManager:
                 informers, events = self._shared()
                 recorder = events.new_recorder(EventSource(kind.component))
                 new.append(ReplicaSetController(kind, self.loopback, informers, recorder))
+        if enabled(self.names, "deployment") and ("apps", "v1") in self.group_versions:
+            informers, events = self._shared()
+            new.append(DeploymentController(self.loopback, informers,
+                                            events.new_recorder(EventSource(DEPLOYMENT_COMPONENT))))
 
     def _with_client(self, resources: list[Resource]) -> list[Resource]:
         """The resources with the loopback client their controllers write through."""
