@@ -6,6 +6,7 @@ other request. Objects are plain dicts; an error Status comes back as apimachine
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -49,6 +50,34 @@ REASONS = {
     503: "ServiceUnavailable",
     504: "Timeout",
 }
+# The watch event lines the loopback watches of one server decoded last: every informer of a resource
+# (the garbage collector's, the quota controller's, a publisher's...) is sent the same line for a change.
+SHARED_EVENT_LINES = 1024
+
+
+class SharedDecodes:
+    """Decodes watch event lines so that the watches of one transport given the same line share one
+    decoded object, as informers sharing a cache in client-go do: each informer keeping its own copy of
+    every object of a resource costs more than the watch cache's copy of it (docs/memory.md). The objects
+    are shared: informers' readers copy before changing one, as they already must."""
+
+    def __init__(self, size: int = SHARED_EVENT_LINES):
+        self.size = size
+        self._recent: OrderedDict[bytes, Object] = OrderedDict()
+
+    def event(self, line: bytes) -> Object:
+        """The event the line holds: a dict of its own, its object shared with the other watches'."""
+        decoded = self._recent.get(line)
+        if decoded is None:
+            decoded = deepjson.loads(line)
+            if not isinstance(decoded, dict):
+                return decoded
+            self._recent[line] = decoded
+            if len(self._recent) > self.size:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(line)
+        return dict(decoded)
 
 
 class LoopbackTransport:
@@ -59,6 +88,7 @@ class LoopbackTransport:
         self.token = token
         self.user_agent = user_agent
         self._handler: Handler | None = None
+        self.watch_events = SharedDecodes()
 
     def attach(self, handler: Handler) -> None:
         self._handler = handler
@@ -126,15 +156,17 @@ def _query(params: dict[str, Any]) -> list[tuple[str, str]]:
 class Watch:
     """One watch stream: its events as {"type", "object"} dicts; `stop()` ends it (watch.Interface)."""
 
-    def __init__(self, resp: StreamingResponse):
+    def __init__(self, resp: StreamingResponse, decodes: SharedDecodes | None = None):
         self._chunks = resp.chunks
+        self._decodes = decodes or SharedDecodes(0)
 
     async def __aiter__(self) -> AsyncIterator[Object]:
+        event = self._decodes.event
         async for chunk in self._chunks:
-            # one event per chunk, each a JSON document ending in a newline (no raw newline inside JSON)
+            # each event a JSON document ending in a newline (no raw newline inside JSON)
             for line in chunk.split(b"\n"):
                 if line.strip():
-                    yield deepjson.loads(line)
+                    yield event(line)
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -215,7 +247,7 @@ class ResourceClient:
                 if resp.status >= 400
                 else errors.internal_error("the watch was not streamed")
             )
-        return Watch(resp)
+        return Watch(resp, self.transport.watch_events)
 
 
 class Client:

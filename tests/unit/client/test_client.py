@@ -168,3 +168,28 @@ def test_names_are_sent_as_they_are(tmp_path: Path) -> None:
             assert (await roles.get("system:colon"))["metadata"]["name"] == "system:colon"
 
     run(main())
+
+
+def test_watches_of_one_client_share_the_objects_of_one_change(tmp_path: Path) -> None:
+    """Every in-process informer of a resource is sent the same event line: one decoded object for all of
+    them, not a copy each (each copy of every object cost more memory than the watch cache's own)."""
+
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            await _namespace(srv.client, "shared")
+            cms = srv.client.resource("", "v1", "configmaps").namespace("shared")
+            start = (await cms.list())["metadata"]["resourceVersion"]
+            watches = [await cms.watch(resource_version=start) for _ in range(3)]
+            await cms.create({"metadata": {"name": "a"}, "data": {"k": "v"}})
+            events = []
+            for watch in watches:
+                async for event in watch:
+                    events.append(event)
+                    break
+                await watch.stop()
+            assert [e["type"] for e in events] == ["ADDED"] * 3
+            assert events[0]["object"] is events[1]["object"] is events[2]["object"]
+            assert events[0] is not events[1]  # the event dicts are the watches' own
+            assert events[0]["object"]["data"] == {"k": "v"}
+
+    run(main())

@@ -1,0 +1,43 @@
+"""What the watch cache keeps per object and event: bounded, one copy (docs/memory.md)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kube_apiserver.storage.cacher.watch_cache import WatchCache
+from kube_apiserver.storage.cacher.watcher import CacheWatcher
+
+PREFIX = "/registry/configmaps/"
+
+
+def cm(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}}
+
+
+def test_the_ring_keeps_no_shared_watch_events_once_they_went_out() -> None:
+    """A watcher given an event holds its shared WatchEvent (and the encoding written from it); the ring
+    holding it too kept one encoded line per event for its 10,000 events."""
+
+    async def main() -> None:
+        cache = WatchCache()
+        cache.replace({}, 1)
+        watcher = CacheWatcher(PREFIX, None, lambda _w: None, lambda: cache.resource_version, 100)
+        watcher.start_with_events([], 1)
+        first = cache.process("ADDED", f"{PREFIX}ns/a", cm("a"), 2)
+        watcher.add(first)
+        assert first.variants  # shared by the watchers it goes to now
+        second = cache.process("ADDED", f"{PREFIX}ns/b", cm("b"), 3)
+        watcher.add(second)
+        assert not first.variants
+        assert second.variants
+        # a watch starting before both still gets both, as they were
+        late = CacheWatcher(PREFIX, None, lambda _w: None, lambda: cache.resource_version, 100)
+        late.start_with_events(cache.events_after(1), 3)
+        names = []
+        async for event in late:
+            names.append((event.type, event.object["metadata"]["name"], event.revision))
+            if len(names) == 2:
+                break
+        assert names == [("ADDED", "a", 2), ("ADDED", "b", 3)]
+
+    asyncio.run(main())
