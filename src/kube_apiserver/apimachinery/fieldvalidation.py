@@ -36,8 +36,15 @@ JSON_PATCH_OPS = Node({"type": "array", "items": {"type": "object", "properties"
 
 def shape(node: Node | None) -> str:
     """How a value of this schema decodes: struct, map, list, scalar, any (an interface{}: every key
-    allowed, duplicates still reported) or opaque (a type with its own JSON decoding, e.g. RawExtension)."""
-    if node is None or node.preserves_unknown_fields:
+    allowed, duplicates still reported) or opaque (a type with its own JSON decoding, e.g. RawExtension).
+    Derived once per schema node, which lives as long as its kind's scope."""
+    if node is None:
+        return "any"
+    return node.derived(shape, _shape)
+
+
+def _shape(node: Node) -> str:
+    if node.preserves_unknown_fields:
         return "any"
     if node.properties():
         return "struct"
@@ -53,9 +60,8 @@ def shape(node: Node | None) -> str:
 
 def _known(node: Node, key: str, root: bool) -> Node | None | bool:
     """The schema of a struct's field; True for fields known without one; False for unknown fields."""
-    raw = node.properties().get(key)
-    if raw is not None:
-        return Node.of(raw, node.definitions)
+    if key in node.properties():
+        return node.child(key)  # memoized: resolved once per schema node, not on every request
     return (root and key in TYPE_META) or (node.embedded_resource and key in EMBEDDED)
 
 

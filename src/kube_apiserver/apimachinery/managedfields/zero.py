@@ -17,7 +17,14 @@ _MAX_DEPTH = 24
 
 
 def zero_object(ref: TypeRef) -> dict[str, Any]:
-    return _zero(ref, 0) if isinstance(ref, Node) else {}
+    """A new empty object of the type (the caller may change it): a copy of the one derived from its schema
+    once, for every create records its managed fields against it."""
+    return _fresh(ref.derived(zero_object, lambda node: _zero(node, 0))) if isinstance(ref, Node) else {}
+
+
+def _fresh(template: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a zero object: nested empty structs are copied, the nulls shared."""
+    return {name: _fresh(value) if isinstance(value, dict) else value for name, value in template.items()}
 
 
 def _zero(node: Node, depth: int) -> dict[str, Any]:
