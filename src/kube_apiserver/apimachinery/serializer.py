@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -69,10 +70,10 @@ _EXPONENT = re.compile(rb"[0-9.][eE]")
 
 
 def decode_yaml(body: bytes) -> Any:
-    deep_json = _deep_json(body)
-    if deep_json is not None:
-        return deep_json[0]
     try:
+        deep_json = _deep_json(body)
+        if deep_json is not None:
+            return deep_json[0]
         yamllimits.check(body)  # before PyYAML builds what Go would refuse to
         return yaml.load(body, Loader=_YamlLoader)
     except yamllimits.YAMLLimitError as err:
@@ -85,16 +86,42 @@ def _deep_json(body: bytes) -> tuple[Any] | None:
     """(the document,) for a JSON object nested deeper than JSON_FAST_PATH_DEPTH and no deeper than yaml.v2
     accepts; None for anything else (YAML's reading and errors apply). A document PyYAML would read otherwise
     stays YAML too: numbers with an exponent (YAML 1.1 floats need a dot and a signed exponent), NaN and
-    Infinity (strings to YAML), escaped surrogates and characters YAML does not accept unescaped."""
+    Infinity (strings to YAML), escaped surrogates and characters YAML does not accept unescaped. JSON nested
+    deeper than yaml.v2 accepts raises its YAMLLimitError, as YAML's reading would after seconds of it."""
     if body.lstrip()[:1] != b"{" or _YAML_READS_OTHERWISE.search(body):
         return None
     unquoted = deepjson.outside_strings(body)
-    if _EXPONENT.search(unquoted) or not JSON_FAST_PATH_DEPTH < deepjson.nesting(unquoted) <= yamllimits.MAX_DEPTH:
+    depth = deepjson.nesting(unquoted)
+    if _EXPONENT.search(unquoted) or depth <= JSON_FAST_PATH_DEPTH:
         return None
     try:
+        if depth > yamllimits.MAX_DEPTH:
+            json.loads(body)  # JSON (so YAML would not stop before the depth): the depth is its error
+            raise yamllimits.YAMLLimitError(_too_deep(body))
         return (deepjson.loads(body),)
-    except ValueError:  # not JSON after all (orjson.JSONDecodeError is a ValueError): YAML's reading
+    except ValueError as err:  # not JSON after all (orjson.JSONDecodeError is one too): YAML's reading
+        if isinstance(err, yamllimits.YAMLLimitError):
+            raise
         return None
+
+
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _too_deep(body: bytes) -> str:
+    """yamllimits' message for the bracket of a JSON document that opens a level past MAX_DEPTH."""
+    depth = 0
+    for token in _JSON_TOKEN.finditer(body):
+        bracket = token.group()
+        if bracket in (b"[", b"{"):
+            depth += 1
+            if depth > yamllimits.MAX_DEPTH:
+                line = body.count(b"\n", 0, token.start())
+                where = f"line {line + 1}: " if line else ""
+                return f"yaml: {where}exceeded max depth of {yamllimits.MAX_DEPTH}"
+        elif bracket in (b"]", b"}"):
+            depth -= 1
+    return f"yaml: exceeded max depth of {yamllimits.MAX_DEPTH}"
 
 
 def media_type_of(content_type: str) -> str:

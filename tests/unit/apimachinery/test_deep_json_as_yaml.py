@@ -52,8 +52,25 @@ def test_what_yaml_reads_otherwise_stays_yaml(leaf: bytes) -> None:
     assert serializer.decode_yaml(body) == expected
 
 
-def test_shallow_json_and_too_deep_json_stay_yaml() -> None:
+def test_shallow_json_stays_yaml() -> None:
     assert serializer.decode_yaml(b'{"a": 1e3}') == {"a": "1e3"}  # YAML 1.1: no dot, a string
+
+
+def yaml_error(body: bytes) -> errors.StatusError:
     with pytest.raises(errors.StatusError) as err:
-        serializer.decode_yaml(nested(10_001))
-    assert "exceeded max depth of 10000" in str(err.value)
+        serializer.decode_yaml(body)
+    return err.value
+
+
+@pytest.mark.parametrize("newline", [b"", b"\n"])
+def test_json_deeper_than_yaml_accepts_is_refused_as_yaml_refuses_it(monkeypatch: pytest.MonkeyPatch,
+                                                                     newline: bytes) -> None:
+    body = b'{"s": "[[[{{{", "a":' + newline + (b'{"a":' + newline) * 10_000 + b"1" + b"}" * 10_001
+    with monkeypatch.context() as yaml_only:
+        yaml_only.setattr(serializer, "JSON_FAST_PATH_DEPTH", 1_000_000)
+        by_yaml = yaml_error(body)
+    monkeypatch.setattr(serializer.yaml, "load", None)  # not reached
+    monkeypatch.setattr(serializer.yamllimits, "check", None)
+    by_json = yaml_error(body)
+    assert (by_json.status(), type(by_json.__cause__)) == (by_yaml.status(), type(by_yaml.__cause__))
+    assert "exceeded max depth of 10000" in str(by_json)
