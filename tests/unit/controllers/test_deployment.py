@@ -335,3 +335,58 @@ def test_fenceposts_hash_and_revisions() -> None:
     util.set_new_replica_set_annotations(_deployment(), rs, "4", True, 2000)
     assert rs["metadata"]["annotations"][util.REVISION_HISTORY_ANNOTATION] == "1,2"
     assert rs["metadata"]["annotations"][util.REVISION_ANNOTATION] == "4"
+
+
+def test_a_hash_collision_bumps_the_collision_count(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as (client, _events):
+            # Paused: no set yet, and the template as stored (defaulted) is what gets hashed.
+            d = await _api(client, "deployments").create(_deployment(replicas=1, paused=True))
+            pod_template_hash = util.compute_hash(d["spec"]["template"], None)
+            # Someone else's set already has the name the new set would get (not owned, another template).
+            squatter = _deployment(name=f"web-{pod_template_hash}", replicas=0, image="other")
+            await _api(client, "replicasets").create(squatter)
+            await _api(client, "deployments").patch("web", {"spec": {"paused": False}})
+            d = await eventually(lambda: _collided(client))
+            assert d["status"]["collisionCount"] == 1
+            sets = await eventually(lambda: _n_sets(client, 2))
+            ours = next(rs for rs in sets if rs["metadata"].get("ownerReferences"))
+            assert ours["metadata"]["name"] == f"web-{util.compute_hash(d['spec']['template'], 1)}"
+            await eventually(lambda: _complete(client))
+
+    asyncio.run(main())
+
+
+async def _collided(client) -> dict | None:  # noqa: ANN001
+    d = await _api(client, "deployments").get("web")
+    return d if (d.get("status") or {}).get("collisionCount") else None
+
+
+def test_the_deprecated_rollback_annotation_restores_a_revision(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as (client, events):
+            await _api(client, "deployments").create(_deployment(replicas=1))
+            await eventually(lambda: _complete(client))
+            await _api(client, "deployments").patch(
+                "web", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}}
+            )
+            await eventually(lambda: _complete(client))
+            await _api(client, "deployments").patch(
+                "web", {"metadata": {"annotations": {util.DEPRECATED_ROLLBACK_TO: "1"}}}
+            )
+            d = await eventually(lambda: _rolled_back(client))
+            assert util.DEPRECATED_ROLLBACK_TO not in d["metadata"]["annotations"]
+            await eventually(lambda: _complete(client))
+            messages = [
+                e["message"]
+                for e in await _event_messages(client, events)
+                if e["reason"] == "DeploymentRollback"
+            ]
+            assert messages == ['Rolled back deployment "web" to revision 1']
+
+    asyncio.run(main())
+
+
+async def _rolled_back(client) -> dict | None:  # noqa: ANN001
+    d = await _api(client, "deployments").get("web")
+    return d if d["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1" else None
