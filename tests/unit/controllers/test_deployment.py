@@ -390,3 +390,25 @@ def test_the_deprecated_rollback_annotation_restores_a_revision(tmp_path: Path) 
 async def _rolled_back(client) -> dict | None:  # noqa: ANN001
     d = await _api(client, "deployments").get("web")
     return d if d["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1" else None
+
+
+def test_a_replica_failure_of_the_new_set_is_the_deployments(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as (client, _events):
+            quotas = client.resource("", "v1", "resourcequotas").namespace(NS)
+            quota = await quotas.create({"metadata": {"name": "q"}, "spec": {"hard": {"pods": "1"}}})
+            # What the resourcequota controller (not running here) would write first: admission enforces it.
+            await quotas.update_status({**quota, "status": {"hard": {"pods": "1"}, "used": {"pods": "0"}}})
+            await _api(client, "deployments").create(_deployment(replicas=2))
+            d = await eventually(lambda: _with_condition(client, "ReplicaFailure"))
+            failure = _condition(d, "ReplicaFailure")
+            assert (failure["status"], failure["reason"]) == ("True", "FailedCreate")
+            assert "exceeded quota" in failure["message"]
+            assert failure["lastUpdateTime"] == failure["lastTransitionTime"]
+
+    asyncio.run(main())
+
+
+async def _with_condition(client, condition_type: str) -> dict | None:  # noqa: ANN001
+    d = await _api(client, "deployments").get("web")
+    return d if _condition(d, condition_type) else None
