@@ -178,3 +178,19 @@ def test_readyz_answers_between_the_phases_of_a_create(server, monkeypatch: pyte
         assert resp.status == 201, resp.body[:300]
 
     assert phases.run(server, create) == ["readyz", "update"]
+
+
+def test_readyz_answers_between_the_phases_of_an_update(server, monkeypatch: pytest.MonkeyPatch):
+    phases = _Phases("starve-update", monkeypatch)
+    path = "/api/v1/namespaces/default/configmaps/starve-update"
+    created = server.request("POST", "/api/v1/namespaces/default/configmaps",
+                             {"metadata": {"name": "starve-update"}, "data": {"a": "1"}})
+    assert created.status == 201, created.body[:300]
+    monkeypatch.setattr(serializer, "decode_body", phases.wrap(serializer.decode_body, first=True))
+    monkeypatch.setattr(FieldManager, "update", phases.wrap(FieldManager.update))
+
+    def update() -> None:
+        resp = server.request("PUT", path, {"metadata": {"name": "starve-update"}, "data": {"a": "2"}})
+        assert resp.status == 200, resp.body[:300]
+
+    assert phases.run(server, update) == ["readyz", "update"]

@@ -17,7 +17,7 @@ from .decode import ensure_namespace
 from .responses import write_object
 from .scope import RequestScope
 from .update import admission_hooks
-from .yielding import PhaseClock
+from .yielding import phase_clock
 
 Object = dict[str, Any]
 
@@ -33,7 +33,8 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
     ctx = scope.context(req, dry_run)
     name = req.info.name
     raw = await req.body()
-    clock = PhaseClock()  # each phase walks the whole object (seconds for a big one): others are answered between
+    # Each phase walks the whole object (seconds for a big one): others are answered between them.
+    clock = phase_clock(req.values)
     config = _decode(raw)
     await clock.between_phases()
     config.setdefault("metadata", {})

@@ -9,14 +9,14 @@ from ..http import Request, Response
 from .decode import decode_object, ensure_namespace
 from .responses import write_object
 from .scope import RequestScope, write_options
-from .yielding import PhaseClock
+from .yielding import phase_clock
 
 
 async def create(scope: RequestScope, req: Request) -> Response:
     dry_run = write_options(req, "CreateOptions")
     ctx = scope.context(req, dry_run)
     # Each phase walks the whole object (a second for a big custom resource): others are answered between them.
-    clock = PhaseClock()
+    clock = phase_clock(req.values)
     obj = await decode_object(req, scope)
     ensure_namespace(obj, scope, ctx.namespace)
     await clock.between_phases()

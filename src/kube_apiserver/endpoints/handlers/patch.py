@@ -17,7 +17,7 @@ from . import apply
 from .responses import write_object
 from .scope import RequestScope, write_options
 from .update import admission_hooks
-from .yielding import PhaseClock
+from .yielding import phase_clock
 
 Object = dict[str, Any]
 PATCH_TYPES = [serializer.JSON_PATCH, serializer.MERGE_PATCH, serializer.STRATEGIC_MERGE_PATCH, serializer.APPLY_PATCH]
@@ -69,7 +69,8 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
         if old is None:
             raise errors.not_found(scope.info.resource, scope.info.group, name)
         # Each phase walks the whole object (seconds for a big one): the loop answers others between them.
-        clock = PhaseClock()
+        clock = phase_clock(req.values)
+        clock.restart()  # the object was just read from storage
         patched, shown = _apply(patch_type, old, body, scope.schema)
         await clock.between_phases()
         check_fields(patched, shown)

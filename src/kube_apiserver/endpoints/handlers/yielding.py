@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 # As the sliced list writer's budget: phases that held the loop this long in all give way before the next one.
 YIELD_AFTER_SECONDS = 0.005
@@ -29,3 +30,11 @@ class PhaseClock:
         if time.monotonic() - self._since >= YIELD_AFTER_SECONDS:
             await asyncio.sleep(GIVE_WAY_SECONDS)
             self._since = time.monotonic()
+
+
+def phase_clock(values: dict[str, Any]) -> PhaseClock:
+    """The request's clock (kept in its values), shared by the handler's phases and the validation hooks."""
+    clock = values.get("phase_clock")
+    if clock is None:
+        clock = values["phase_clock"] = PhaseClock()
+    return clock
