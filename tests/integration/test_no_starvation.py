@@ -1,7 +1,9 @@
 """No request starves the others (issue 11, item 5): while a long list is being converted and written,
 /readyz is answered. Checked by order, not by time: every item of the list holds the event loop (as CPU-heavy
 work would) until /readyz has answered or a while has passed. A list that gives the loop a turn between items
-lets /readyz through after a few of them; one that does not holds /readyz until the whole list is written."""
+lets /readyz through after a few of them; one that does not holds /readyz until the whole list is written.
+Writes (a big patch, a deep server-side apply, a create or update of a big object) are checked the same way
+between their phases: /readyz is answered before the next phase runs."""
 
 from __future__ import annotations
 
