@@ -15,6 +15,7 @@ import orjson
 
 from .. import version
 from ..apimachinery import deepjson, errors
+from ..apimachinery.sharedfields import FieldsV1Sharing
 from ..endpoints.http import Handler, Request, Response, StreamingResponse
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class SharedDecodes:
     def __init__(self, size: int = SHARED_EVENT_LINES):
         self.size = size
         self._recent: OrderedDict[bytes, Object] = OrderedDict()
+        self._fields = FieldsV1Sharing()  # and objects written alike one managedFields tree
 
     def event(self, line: bytes) -> Object:
         """The event the line holds: a dict of its own, its object shared with the other watches'."""
@@ -72,6 +74,7 @@ class SharedDecodes:
             decoded = deepjson.loads(line)
             if not isinstance(decoded, dict):
                 return decoded
+            self._fields.share(decoded.get("object"))
             self._recent[line] = decoded
             if len(self._recent) > self.size:
                 self._recent.popitem(last=False)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import orjson
 import pytest
 from inprocess import in_process_server
 
 from kube_apiserver.apimachinery.errors import StatusError
-from kube_apiserver.client.rest import JSON_PATCH, Client, LoopbackTransport
+from kube_apiserver.client.rest import JSON_PATCH, Client, LoopbackTransport, SharedDecodes
 from kube_apiserver.endpoints.http import Request
 
 
@@ -193,3 +194,15 @@ def test_watches_of_one_client_share_the_objects_of_one_change(tmp_path: Path) -
             assert events[0]["object"]["data"] == {"k": "v"}
 
     run(main())
+
+
+def test_watch_events_of_objects_written_alike_share_one_managed_fields_tree() -> None:
+    decodes = SharedDecodes()
+    lines = [
+        orjson.dumps({"type": "ADDED", "object": {"metadata": {"name": name, "managedFields": [
+            {"manager": "m", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:k": {}}}}]}}})
+        for name in ("a", "b")
+    ]
+    a, b = (decodes.event(line)["object"] for line in lines)
+    assert a["metadata"]["name"] == "a" and b["metadata"]["name"] == "b"
+    assert a["metadata"]["managedFields"][0]["fieldsV1"] is b["metadata"]["managedFields"][0]["fieldsV1"]

@@ -1,0 +1,57 @@
+"""One fieldsV1 tree for the many objects that hold the same one.
+
+managedFields' fieldsV1 is a tree of {"f:name": {...}} dicts naming every field a manager set: for a
+ConfigMap of ten keys, 1.7 KB of dicts decoded, a third of the whole object, and the same tree for every
+object written the same way by the same manager. Go keeps it as raw JSON bytes (metav1.FieldsV1.Raw); here
+the memory caches that hold decoded objects for long (the watch cache, the informers' objects) share one
+tree among the objects whose trees serialize alike. Those objects are never changed in place (readers copy
+first), so sharing is invisible."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+
+SHARED_TREES = 4096  # distinct trees remembered per cache
+LARGEST_SHARED = 4096  # bytes: a larger tree is nearly always an object's own
+
+
+class FieldsV1Sharing:
+    """Replaces each managedFields entry's fieldsV1 of an object by the equal tree seen before (the same
+    JSON, key order included, so every object still serializes as it did). Remembers the SHARED_TREES
+    trees used last."""
+
+    __slots__ = ("size", "_trees")
+
+    def __init__(self, size: int = SHARED_TREES):
+        self.size = size
+        self._trees: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+
+    def share(self, obj: Any) -> None:
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        entries = meta.get("managedFields") if isinstance(meta, dict) else None
+        if not isinstance(entries, list):
+            return
+        for entry in entries:
+            fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
+            if isinstance(fields, dict) and fields:
+                entry["fieldsV1"] = self._shared(fields)
+
+    def _shared(self, fields: dict[str, Any]) -> dict[str, Any]:
+        try:
+            key = orjson.dumps(fields)
+        except orjson.JSONEncodeError:  # not what a fieldsV1 holds: left as it is
+            return fields
+        if len(key) > LARGEST_SHARED:
+            return fields
+        trees = self._trees
+        shared = trees.get(key)
+        if shared is not None:
+            trees.move_to_end(key)
+            return shared
+        trees[key] = fields
+        if len(trees) > self.size:
+            trees.popitem(last=False)
+        return fields
