@@ -322,11 +322,20 @@ class SQLiteKV:
         return self._read_conn.execute(schema.HISTORY, (first, last, start, end, HISTORY_CHUNK)).fetchall()
 
     def _publish(self, events: list[KVEvent]) -> None:
+        """Each watcher gets the batch's events in its range. Every resource's watch cache and informer
+        watches here, so a write is compared with each range once (its keys' bounds), not per event."""
         if not events:
             return
         revision = events[-1].revision
+        first = min(e.key for e in events) if len(events) > 1 else events[0].key
+        last = max(e.key for e in events) if len(events) > 1 else first
         for watcher in self._watchers:
-            matching = [e for e in events if watcher.start <= e.key < watcher.end]
+            if last < watcher.start or watcher.end <= first:
+                continue  # no key of the batch in the range: the usual case
+            if watcher.start <= first and last < watcher.end:
+                matching = events  # read-only for every receiver: shared, not copied
+            else:
+                matching = [e for e in events if watcher.start <= e.key < watcher.end]
             if matching:
                 watcher.queue.put_nowait(KVBatch(matching, revision))
 
