@@ -7,11 +7,11 @@ ranges or quotas, the usual case, do not each list them through the loopback cli
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections import OrderedDict
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.patch import copy_json
 from ..client.informers import Lister, SharedInformerFactory
 from ..client.rest import ResourceClient
 
@@ -91,7 +91,7 @@ class NamespacedLister:
                 items = await self._live(namespace)
             else:
                 items = await self.live_lookups.get(namespace, self._live)
-        return copy.deepcopy(items)
+        return copy_json(items)  # decoded JSON: a plain tree copy, several times cheaper than deepcopy
 
     async def _live(self, namespace: str) -> list[Object]:
         client = self.client
