@@ -9,6 +9,7 @@ sets. Directives: `$patch: replace|delete|merge`, `$retainKeys`, `$deleteFromPri
 from __future__ import annotations
 
 import copy
+import heapq
 from dataclasses import dataclass
 from typing import Any
 
@@ -318,7 +319,7 @@ def _merge_slice(original: list, patch: list, items: _Type, merge_key: str, dele
     kind = _element_kind(original, patch)
     if kind != "map":
         if delete_list:
-            return [v for v in original if not _contains(patch, v)]
+            return _without(original, patch)
         merged = _deduplicate(original + patch)
     else:
         if not merge_key:
@@ -330,6 +331,18 @@ def _merge_slice(original: list, patch: list, items: _Type, merge_key: str, dele
             _append_in_place(backing, len(original), merged[len(original):])
     in_patch, server_only = _partition(merged, patch, merge_key)
     return _normalize_element_order(in_patch, server_only, patch, original, merge_key, kind)
+
+
+def _without(original: list, deleted: list) -> list:
+    """The items of `original` Go-equal to none of `deleted` ($deleteFromPrimitiveList), by a set of their
+    keys rather than a search of `deleted` per item."""
+    keys = {key for key in map(_go_key, deleted) if key is not None}
+    kept = []
+    for item in original:
+        key = _go_key(item)
+        if not (key in keys if key is not None else _contains(deleted, item)):
+            kept.append(item)
+    return kept
 
 
 def _merge_special_elements(original: list, patch: list, merge_key: str) -> tuple[list, list, bool]:
@@ -455,7 +468,39 @@ def _element_kind(*lists: list) -> str:
 
 
 def _deduplicate(items: list) -> list:
-    """deduplicateScalars, whose swaps decide the merged order."""
+    """deduplicateScalars, whose swaps decide the merged order: for each item in turn, its later duplicates
+    are replaced, in the order a scan meets them, by the list's then last item. The scan compares every pair
+    (a patch of a few thousand finalizers held the event loop for a minute); here each value's positions are
+    kept in a heap, so the next duplicate is found without a scan. Values that are not scalars are scanned."""
+    keys = [_go_key(item) for item in items]
+    if any(key is None for key in keys):
+        return _deduplicate_by_scan(items)
+    positions: dict[tuple[str, Any], list[int]] = {}
+    for at, key in enumerate(keys):
+        positions.setdefault(key, []).append(at)  # ascending: already a heap
+    length = len(items)
+    i = 0
+    while i < length - 1:
+        key = keys[i]
+        while (j := _next_position(positions[key], keys, key, i, length)) is not None:
+            last = length - 1
+            items[j], keys[j] = items[last], keys[last]
+            if j != last:
+                heapq.heappush(positions[keys[j]], j)  # its entry at `last` is left stale
+            length -= 1
+        i += 1
+    return items[:length]
+
+
+def _next_position(heap: list[int], keys: list, key: tuple[str, Any], after: int, length: int) -> int | None:
+    """The first position past `after` that still holds `key`; stale entries are dropped on the way."""
+    while heap and (heap[0] <= after or heap[0] >= length or keys[heap[0]] != key):
+        heapq.heappop(heap)
+    return heap[0] if heap else None
+
+
+def _deduplicate_by_scan(items: list) -> list:
+    """deduplicateScalars as Go writes it."""
     last = len(items) - 1
     i = 0
     while i < last:
@@ -593,8 +638,14 @@ class _Positions:
 
 # ---- Go values ----
 
+_GO_TYPES = {type(None): "nil", bool: "bool", int: "int64", float: "float64", str: "string", dict: "map", list: "slice"}
+
+
 def _go_type(value: Any) -> str:
     """The Go type a decoded JSON value has (ints are int64, as with PreserveInts)."""
+    kind = _GO_TYPES.get(type(value))  # the decoded types themselves: one lookup (lists are merged item by item)
+    if kind is not None:
+        return kind
     if value is None:
         return "nil"
     if isinstance(value, bool):

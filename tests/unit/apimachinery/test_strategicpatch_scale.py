@@ -59,3 +59,50 @@ def test_set_element_order_of_a_long_list_is_linear(monkeypatch: pytest.MonkeyPa
     env = out["spec"]["template"]["spec"]["containers"][0]["env"]
     assert [e["name"] for e in env] == [f"E{i}" for i in reversed(range(N))]
     assert env[N - 1 - 5] == {"name": "E5", "value": "z"}
+
+
+CONFIGMAP = SchemaSource(schemas.definitions, schemas.schema_name).for_kind("", "v1", "ConfigMap")
+
+
+def finalizers(values: list[str]) -> dict:
+    return {"metadata": {"name": "cm", "finalizers": values}}
+
+
+def primitive_merge(n: int) -> tuple[dict, dict]:
+    current = finalizers([f"a/{i % (n // 2)}" for i in range(n)])  # each value twice
+    return current, finalizers([f"b/{i}" for i in range(n)] + [f"a/{i}" for i in range(0, n, 3)])
+
+
+def test_merging_a_long_primitive_list_is_linear(monkeypatch: pytest.MonkeyPatch):
+    """metadata.finalizers merge as a set: the merged list is deduplicated by each value's positions, not by
+    comparing every pair."""
+    current, patch = primitive_merge(N)
+    calls = counting_equal(monkeypatch)
+    out = strategicpatch.strategic_merge_patch(current, patch, CONFIGMAP)
+    assert calls[0] < 5 * N  # every pair is millions
+    items = current["metadata"]["finalizers"] + patch["metadata"]["finalizers"]
+    assert sorted(out["metadata"]["finalizers"]) == sorted(set(items))
+
+
+def test_a_merged_primitive_list_keeps_the_order_of_gos_swaps(monkeypatch: pytest.MonkeyPatch):
+    current, patch = primitive_merge(300)
+    out = strategicpatch.strategic_merge_patch(current, patch, CONFIGMAP)
+    monkeypatch.setattr(strategicpatch, "_deduplicate", strategicpatch._deduplicate_by_scan)
+    assert out == strategicpatch.strategic_merge_patch(current, patch, CONFIGMAP)
+
+
+def test_deduplication_leaves_the_order_of_gos_swaps():
+    for items in ([1, 2, 1, 3, 2, 1], ["a", "b", "a", "a", "c", "b", "a"], [1, 1.0, True, "1", 1, True, None, None],
+                  [3, 3, 3], [], ["x"], [2, 1, 2, 1, 2, 1, 3]):
+        expected = strategicpatch._deduplicate_by_scan(list(items))
+        got = strategicpatch._deduplicate(list(items))
+        assert [(type(v), v) for v in got] == [(type(v), v) for v in expected], items
+
+
+def test_deleting_from_a_long_primitive_list_is_linear(monkeypatch: pytest.MonkeyPatch):
+    current = finalizers([f"a/{i}" for i in range(N)])
+    patch = {"metadata": {"$deleteFromPrimitiveList/finalizers": [f"a/{i}" for i in range(0, N, 2)]}}
+    calls = counting_equal(monkeypatch)
+    out = strategicpatch.strategic_merge_patch(current, patch, CONFIGMAP)
+    assert calls[0] < 5 * N
+    assert out["metadata"]["finalizers"] == [f"a/{i}" for i in range(1, N, 2)]
