@@ -350,7 +350,7 @@ def _merge_special_elements(original: list, patch: list, merge_key: str) -> tupl
     the patch items left to merge, and whether the live items are the front of `original`."""
     plain: list = []
     replace = False
-    live = len(original)
+    deletions = _Deletions(original, merge_key)
     for item in patch:
         if DIRECTIVE not in item:
             plain.append(item)
@@ -359,16 +359,57 @@ def _merge_special_elements(original: list, patch: list, merge_key: str) -> tupl
         if directive == DELETE:
             if merge_key not in item:
                 raise UnknownStatusError(_no_merge_key(item, merge_key))
-            live = _delete_matching(original, live, merge_key, item[merge_key])
+            deletions.delete(item[merge_key])
         elif directive == REPLACE:
             replace = True
         elif directive == MERGE:
             raise UnknownStatusError("merging lists cannot yet be specified in the patch")
         else:
             raise UnknownStatusError(_bad_patch_type(directive, item))
+    live = deletions.finish()
     if replace:
         return plain, [], False
     return original[:live], plain, True
+
+
+class _Deletions:
+    """deleteMatchingEntries for each `$patch: delete` item, on the list's backing array, leaving it as Go does:
+    the survivors in order, then in each slot a deletion freed the item that was last when it was made. Done from
+    an index of the items' merge key values (a search and a shift per deleted item made thousands of deletions
+    quadratic); a list with an item that is not a map or a key value that is not a scalar is done as Go does
+    it, for its errors and equality."""
+
+    def __init__(self, backing: list, merge_key: str):
+        self.backing, self.merge_key, self.live = backing, merge_key, len(backing)
+        self.positions: dict[tuple[str, Any], list[int]] | None = {}
+        for at, item in enumerate(backing):
+            key = _go_key(item[merge_key]) if isinstance(item, dict) and merge_key in item else ("", None)
+            if not isinstance(item, dict) or key is None:
+                self.positions = None
+                break
+            self.positions.setdefault(key, []).append(at)
+        self.deleted = [False] * len(backing)
+        self.tail = len(backing) - 1  # the last item not deleted
+        self.stale: list = []  # per deletion, in order: the item left in the slot it freed
+
+    def delete(self, value: Any) -> None:
+        if self.positions is None:
+            self.live = _delete_matching(self.backing, self.live, self.merge_key, value)
+            return
+        key = _go_key(value)
+        for at in self.positions.pop(key, []) if key is not None else []:  # first match first, as Go finds them
+            while self.deleted[self.tail]:
+                self.tail -= 1
+            self.stale.append(self.backing[self.tail])
+            self.deleted[at] = True
+            self.live -= 1
+
+    def finish(self) -> int:
+        """Writes the backing array as the deletions left it; returns how many items live."""
+        if self.stale:
+            survivors = [item for item, deleted in zip(self.backing, self.deleted, strict=True) if not deleted]
+            self.backing[:] = survivors + self.stale[::-1]
+        return self.live
 
 
 def _append_in_place(backing: list, live: int, added: list) -> None:

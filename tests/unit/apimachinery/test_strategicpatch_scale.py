@@ -106,3 +106,30 @@ def test_deleting_from_a_long_primitive_list_is_linear(monkeypatch: pytest.Monke
     out = strategicpatch.strategic_merge_patch(current, patch, CONFIGMAP)
     assert calls[0] < 5 * N
     assert out["metadata"]["finalizers"] == [f"a/{i}" for i in range(1, N, 2)]
+
+
+def test_deleting_many_items_of_a_long_list_is_linear(monkeypatch: pytest.MonkeyPatch):
+    current = env_deployment([{"name": f"E{i}", "value": "a"} for i in range(N)])
+    patch = env_deployment([{"name": f"E{i}", "$patch": "delete"} for i in range(0, N, 2)] +
+                           [{"name": "X", "value": "x"}])
+    calls = counting_equal(monkeypatch)
+    out = strategicpatch.strategic_merge_patch(current, patch, DEPLOYMENT)
+    assert calls[0] < 5 * N  # a search per deletion is millions
+    env = out["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert [e["name"] for e in env] == ["X"] + [f"E{i}" for i in range(1, N, 2)]  # new items first, as Go orders
+
+
+def test_deletions_leave_the_backing_array_as_go_does():
+    """Go deletes in place, and appends into the room the deletions left: each freed slot holds the item that was
+    last when it was freed (what a $setElementOrder ordering then sees)."""
+    for keys, deleted in (([1, 2, 1, 3, 2, 4], [1]), (["a", "b", "c", "d"], ["d", "a"]), ([1, 1, 1], [1, 2]),
+                          ([1, "1", 1.0, True], [1.0, "1"]), ([3, 2, 1], [])):
+        items = [{"k": key, "at": at} for at, key in enumerate(keys)]
+        by_go, indexed = [dict(item) for item in items], [dict(item) for item in items]
+        live = len(by_go)
+        for value in deleted:
+            live = strategicpatch._delete_matching(by_go, live, "k", value)
+        deletions = strategicpatch._Deletions(indexed, "k")
+        for value in deleted:
+            deletions.delete(value)
+        assert (deletions.finish(), indexed) == (live, by_go), (keys, deleted)
