@@ -9,6 +9,8 @@ probe's worst latency and worst gap between two answers (what a health check or 
 Scenarios:
 - list-json, list-protobuf, list-table, list-yaml: the whole namespace listed in that representation;
 - patch-smp: a strategic merge patch rewriting --env (5,000) env entries of a Deployment's container;
+- patch-finalizers: a strategic merge patch adding --env (5,000) finalizers to a ConfigMap holding as many (a
+  list merged as a set);
 - cr-deep: a custom resource --depth levels deep created, then server-side applied;
 - cr-array: a custom resource with an --items (50,000) item array created, validated by its openAPIV3Schema
   (types, patterns, formats, bounds, enums, required fields) and pruned;
@@ -46,7 +48,8 @@ SRC = str(Path(__file__).resolve().parent.parent / "src")
 PROBE_INTERVAL = 0.010
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
-SCENARIOS = ["list-json", "list-protobuf", "list-table", "list-yaml", "patch-smp", "cr-deep", "cr-array", "compaction"]
+SCENARIOS = ["list-json", "list-protobuf", "list-table", "list-yaml", "patch-smp", "patch-finalizers", "cr-deep",
+             "cr-array", "compaction"]
 
 
 def free_port() -> int:
@@ -308,6 +311,19 @@ def heavy_request(server: Server, scenario: str, depth: int, entries: int, items
             assert status in (200, 504), (status, body[:300])  # 504: not done within the request timeout
             return f"{entries:,} env entries" + (" (504)" if status == 504 else "")
         return run
+    if scenario == "patch-finalizers":
+        name = f"fin-{time.monotonic_ns()}"  # finalizers keep a deleted one: a new name each run
+        path = f"/api/v1/namespaces/{NS}/configmaps"
+        body = {"metadata": {"name": name, "finalizers": [f"a.example.com/f{i}" for i in range(entries)]}}
+        status, out = server.request("POST", path, body)
+        assert status == 201, (status, out[:300])
+        patch = {"metadata": {"finalizers": [f"b.example.com/f{i}" for i in range(entries)]}}
+
+        def run() -> str:
+            status, out = server.request("PATCH", f"{path}/{name}", patch, "application/strategic-merge-patch+json")
+            assert status in (200, 504), (status, out[:300])
+            return f"{entries:,} + {entries:,} finalizers" + (" (504)" if status == 504 else "")
+        return run
     if scenario == "cr-deep":
         prepare_crd(server)
         obj = (b'{"apiVersion":"starve.example.com/v1","kind":"Deep","metadata":{"name":"d"},"spec":'
@@ -343,7 +359,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--objects", type=int, default=20_000)
     parser.add_argument("--depth", type=int, default=2_000, help="levels of the cr-deep custom resource")
-    parser.add_argument("--env", type=int, default=5_000, help="env entries of the patch-smp Deployment")
+    parser.add_argument("--env", type=int, default=5_000,
+                        help="env entries of the patch-smp Deployment, finalizers of patch-finalizers")
     parser.add_argument("--items", type=int, default=50_000, help="array items of the cr-array custom resource")
     parser.add_argument("--revisions", type=int, default=50_000, help="revisions the compaction scenario compacts")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
