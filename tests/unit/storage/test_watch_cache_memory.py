@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from kube_apiserver.storage.cacher.watch_cache import WatchCache
 from kube_apiserver.storage.cacher.watcher import CacheWatcher
+from kube_apiserver.storage.sqlite import SQLiteKV
 
 PREFIX = "/registry/configmaps/"
 
@@ -68,5 +70,21 @@ def test_cached_objects_written_alike_share_one_managed_fields_tree() -> None:
         trees = [cache.objects[f"{PREFIX}ns/{n}"]["metadata"]["managedFields"][0]["fieldsV1"] for n in "abc"]
         assert trees[0] is trees[1] is trees[2]
         assert trees[0] == {"f:data": {"f:k1": {}, "f:k2": {}}}
+
+    asyncio.run(main())
+
+
+def test_each_sqlite_connection_caches_at_most_8_mib_of_pages(tmp_path: Path) -> None:
+    """SQLite's page cache is the server's own memory: 64 MiB for each of its connections grew it by about 37 MiB
+    per 10,000 ConfigMaps written (the operating system's file cache holds the database anyway)."""
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            conns = [kv._write_conn, kv._read_conn, kv._loop_conn]  # noqa: SLF001 - what each one caches
+            sizes = [conn.execute("PRAGMA cache_size").fetchone()[0] for conn in conns]
+            assert all(-8192 <= size < 0 for size in sizes), sizes  # negative: KiB
+        finally:
+            await kv.close()
 
     asyncio.run(main())

@@ -1,12 +1,16 @@
 """The database layout: a log of every revision (history, watch) and the current state of each key."""
 
+PAGE_CACHE_KIB = 8192
 PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     # FULL: a commit is on disk before the write is acknowledged (durable against power loss too);
     # group commit amortizes the fsync over every write of a batch.
     "PRAGMA synchronous=FULL",
     "PRAGMA busy_timeout=5000",
-    "PRAGMA cache_size=-65536",
+    # Each connection's page cache (KiB): the server's own memory, in its RSS. 64 MiB for each of its three
+    # connections grew the server by about 37 MiB per 10,000 ConfigMaps written; the operating system's file
+    # cache still holds the database, so a page read again costs a copy, not a disk read (docs/memory.md).
+    f"PRAGMA cache_size=-{PAGE_CACHE_KIB}",
 )
 
 TABLES = (
