@@ -67,6 +67,7 @@ def decode_json(body: bytes) -> Any:
 JSON_FAST_PATH_DEPTH = 512
 _YAML_READS_OTHERWISE = re.compile(rb"NaN|Infinity|\\u[dD][89a-fA-F]|\x7f|\xc2[\x80-\x84\x86-\x9f]|\xef\xbf[\xbe\xbf]")
 _EXPONENT = re.compile(rb"[0-9.][eE]")
+_STARTS_OBJECT = re.compile(rb"[ \t\r\n]*\{")
 
 
 def decode_yaml(body: bytes) -> Any:
@@ -88,7 +89,9 @@ def _deep_json(body: bytes) -> tuple[Any] | None:
     stays YAML too: numbers with an exponent (YAML 1.1 floats need a dot and a signed exponent), NaN and
     Infinity (strings to YAML), escaped surrogates and characters YAML does not accept unescaped. JSON nested
     deeper than yaml.v2 accepts raises its YAMLLimitError, as YAML's reading would after seconds of it."""
-    if body.lstrip()[:1] != b"{" or _YAML_READS_OTHERWISE.search(body):
+    if body.count(b"{") + body.count(b"[") <= JSON_FAST_PATH_DEPTH or not _STARTS_OBJECT.match(body):
+        return None  # most bodies: too few brackets to be that deep, found without a copy or a scan in Python
+    if _YAML_READS_OTHERWISE.search(body):
         return None
     unquoted = deepjson.outside_strings(body)
     depth = deepjson.nesting(unquoted)
