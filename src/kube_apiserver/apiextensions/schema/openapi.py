@@ -34,7 +34,7 @@ from .openapierrors import (
     unique,
 )
 from .ratcheting import is_ratcheted, unchanged_names
-from .regex import compile_go_regexp
+from .regex import compile_go_regexp, go_regexp_test
 
 _KIND = {bool: "boolean", str: "string", int: "integer", float: "number", list: "array", dict: "object"}
 # Python types that always satisfy a single schema type (ints are range-checked separately)
@@ -193,11 +193,11 @@ class _Node:
             errs.append((OTHER, name, v, self.min_length,
                          f"{name} in body should be at least {self.min_length} chars long"))
         elif self.pattern:
-            search, err = compile_go_regexp(self.pattern)
-            if search is None:
+            matches, err = go_regexp_test(self.pattern)
+            if matches is None:
                 shown = f"{self.pattern}, but pattern is invalid: {err}"
                 errs.append((OTHER, name, v, None, f"{name} in body should match '{shown}'"))
-            elif search(v) is None:
+            elif not matches(v):
                 errs.append((OTHER, name, v, None, f"{name} in body should match '{self.pattern}'"))
 
     def _check_number(self, v: int | float, name: str, errs: list[Err]) -> None:
