@@ -47,6 +47,11 @@ class LiveLookups:
             self.entries.popitem(last=False)
         return items
 
+    def known_empty(self, namespace: str) -> bool:
+        """Whether the namespace's last live lookup, still fresh, found nothing."""
+        entry = self.entries.get(namespace)
+        return entry is not None and not entry[1] and entry[0] > asyncio.get_running_loop().time()
+
     def clear(self) -> None:
         self.entries.clear()
 
@@ -92,6 +97,16 @@ class NamespacedLister:
             else:
                 items = await self.live_lookups.get(namespace, self._live)
         return copy_json(items)  # decoded JSON: a plain tree copy, several times cheaper than deepcopy
+
+    def known_empty(self, namespace: str) -> bool:
+        """Whether list(namespace) would answer [] right away: the informer has listed and holds nothing in
+        the namespace, and a live lookup of it, still fresh, found nothing either."""
+        if self.informers is None:
+            return True
+        if self.live_lookups is None or not self.live_lookups.known_empty(namespace):
+            return False
+        informer = self.informers.informers.get((self.group, self.version, self.resource))
+        return informer is not None and informer.synced.is_set() and not informer.indexer.list(namespace)
 
     async def _live(self, namespace: str) -> list[Object]:
         client = self.client

@@ -26,6 +26,9 @@ class FakeAccessor:
     async def get_quotas(self, namespace: str, live: bool = False) -> list[dict]:
         return [copy.deepcopy(self.quota)]
 
+    def known_without_quotas(self, namespace: str) -> bool:
+        return False  # it always holds its quota
+
     async def update_status(self, quota: dict) -> dict:
         if quota["metadata"]["resourceVersion"] != self.quota["metadata"]["resourceVersion"]:
             raise errors.conflict("resourcequotas", "", "q", errors.OPTIMISTIC_LOCK_MESSAGE)

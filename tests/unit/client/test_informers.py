@@ -207,3 +207,29 @@ def test_limit_ranger_lists_a_namespace_without_limit_ranges_live_once_per_ttl(t
             assert live_lists.count("limitranges") == 1
 
     asyncio.run(main())
+
+
+def test_writes_in_a_namespace_known_without_quotas_are_not_queued_for_quota(tmp_path: Path, monkeypatch) -> None:
+    """ResourceQuota admission: once the informer shows no quota in a namespace and the live lookup kept for
+    30 s found none, a write there is admitted at once (what the namespace's worker would decide) instead of
+    being queued to a worker task and waited for."""
+    from kube_apiserver.admission.resourcequota.controller import QuotaEvaluator
+
+    batches: list[str] = []
+    work = QuotaEvaluator._work
+
+    async def counting(self: QuotaEvaluator, namespace: str) -> None:
+        batches.append(namespace)
+        await work(self, namespace)
+
+    monkeypatch.setattr(QuotaEvaluator, "_work", counting)
+
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            await srv.client.resource("", "v1", "namespaces").create({"metadata": {"name": "nq"}})
+            configmaps = srv.client.resource("", "v1", "configmaps").namespace("nq")
+            for i in range(4):
+                await configmaps.create({"metadata": {"name": f"c{i}"}})
+            assert batches.count("nq") == 1  # the first write's worker looked the namespace up live
+
+    asyncio.run(main())

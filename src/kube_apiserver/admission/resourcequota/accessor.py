@@ -43,6 +43,11 @@ class QuotaAccessor:
         quotas = await self.quotas.list(namespace, live=live)
         return [self._newest(quota) for quota in quotas]
 
+    def known_without_quotas(self, namespace: str) -> bool:
+        """Whether get_quotas(namespace) would answer none right away (the informer and a fresh live lookup
+        both show none): a write there is admitted without being queued."""
+        return self.quotas.known_empty(namespace)
+
     def _newest(self, quota: Object) -> Object:
         """checkCache: what this server wrote last, when the cache has not caught up with it yet."""
         key = _key(quota)

@@ -161,6 +161,8 @@ class QuotaEvaluator:
         evaluator = self.registry.get(attrs.group, attrs.resource)
         if not evaluator.handles(attrs):
             return
+        if self.accessor.known_without_quotas(attrs.namespace):
+            return  # what a worker would find: no quota in the namespace, nothing to check or charge
         waiter = _Waiter(attrs, evaluator)
         self.waiting.setdefault(attrs.namespace, []).append(waiter)
         if attrs.namespace not in self.workers:
