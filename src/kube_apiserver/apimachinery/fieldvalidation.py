@@ -340,9 +340,10 @@ def _unknown_errors(paths: list[str]) -> list[str]:
 
 def check_request_object(directive: str, body: bytes, body_format: str, obj: dict[str, Any], schema: Node,
                          warnings: list[str], reject: Callable[[str], errors.StatusError],
-                         custom_resource: bool = False) -> dict[str, Any]:
+                         custom_resource: bool = False, repeated_keys: bool | None = None) -> dict[str, Any]:
     """Create and update: the strict decoding of a JSON or YAML body. Returns the object as Go decodes
-    it (unknown fields dropped, duplicated fields merged); reports the strict errors per the directive."""
+    it (unknown fields dropped, duplicated fields merged); reports the strict errors per the directive.
+    `repeated_keys`: may_have_duplicates(body, obj) as told before `obj` was changed, if it was."""
     if custom_resource and body_format in ("json", "yaml"):
         # decoded as unstructured: the decoder's duplicates, then the schema's unknown fields
         if body_format == "yaml":
@@ -362,7 +363,7 @@ def check_request_object(directive: str, body: bytes, body_format: str, obj: dic
         # YAML reaches the JSON decoder re-encoded by Go, with each object's keys sorted.
         found += _dedupe(_unknown_errors(unknown_fields(obj, schema, sort_keys=True, prune=True)))
     elif body_format == "json":
-        if may_have_duplicates(body, obj):
+        if repeated_keys if repeated_keys is not None else may_have_duplicates(body, obj):
             obj, found = decode_strict_json(body, schema)
         else:
             found = _dedupe(_unknown_errors(unknown_fields(obj, schema, prune=True)))

@@ -71,15 +71,26 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
     body_format = "yaml" if media in YAML_MEDIA_TYPES else "" if media == serializer.PROTOBUF else "json"
     version = str(obj.get("apiVersion") or scope.info.api_version).rsplit("/", 1)[-1]
     decoded_as = f'{obj.get("kind") or kind} in version "{version}" cannot be handled as a {kind}'
-    wrong_type = None if scope.custom_resource else schematypes.check(obj, schema)
-    if wrong_type is not None:  # Go's decoding fails before any strict (unknown or duplicate field) error
-        raise errors.bad_request(f"{decoded_as}: {wrong_type}")
-    obj = fieldvalidation.check_request_object(
-        req.param("fieldValidation"), body, body_format, obj, schema, req.values.setdefault("warnings", []),
-        lambda message: errors.bad_request(f"{decoded_as}: {message}"), scope.custom_resource)
-    if not scope.custom_resource:  # nulls as zero values, []byte canonical: after the strict checks read the body
-        schematypes.decode(obj, schema)
-    return obj
+    directive, warnings = req.param("fieldValidation"), req.values.setdefault("warnings", [])
+
+    def reject(message: str) -> errors.StatusError:
+        return errors.bad_request(f"{decoded_as}: {message}")
+
+    if scope.custom_resource:
+        return fieldvalidation.check_request_object(directive, body, body_format, obj, schema, warnings, reject, True)
+    # Typed decoding first, in place (nulls as zero values, []byte canonical): Go's decoding fails before any
+    # strict (unknown or duplicate field) error, and the strict checks read only field names, which it leaves
+    # as they are, and the body; so the object is walked once with its schema, not checked and then decoded.
+    # Whether the body repeats a key is told from the object as sent (decoding drops null fields).
+    repeated = fieldvalidation.may_have_duplicates(body, obj) if body_format == "json" else None
+    wrong_type = schematypes.decode(obj, schema)
+    if wrong_type is not None:
+        raise reject(wrong_type)
+    checked = fieldvalidation.check_request_object(directive, body, body_format, obj, schema, warnings, reject,
+                                                   repeated_keys=repeated)
+    if checked is not obj:  # decoded again from the body (a repeated key): typed decoding of that one too
+        schematypes.decode(checked, schema)
+    return checked
 
 
 def ensure_namespace(obj: Object, scope: RequestScope, namespace: str) -> None:
