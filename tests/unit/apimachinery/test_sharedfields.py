@@ -81,3 +81,21 @@ def test_objects_without_managed_fields_are_left_alone() -> None:
     for obj in odd:
         sharing.share(obj)
     assert odd == expected
+
+
+def test_the_short_strings_objects_repeat_are_one_string() -> None:
+    """Decoding makes a string of its own for every apiVersion, kind, namespace and managedFields name."""
+    sharing = FieldsV1Sharing()
+    a, b = (orjson.loads(orjson.dumps(configmap(name, ["k"]))) for name in ("a", "b"))
+    assert a["kind"] is not b["kind"]  # as decoded
+    sharing.share(a)
+    sharing.share(b)
+    for path in (("kind",), ("apiVersion",), ("metadata", "namespace")):
+        x, y = a, b
+        for step in path:
+            x, y = x[step], y[step]
+        assert x is y, path
+    entries = a["metadata"]["managedFields"][0], b["metadata"]["managedFields"][0]
+    for name in ("manager", "operation", "apiVersion", "fieldsType", "time"):
+        assert entries[0][name] is entries[1][name], name
+    assert a["metadata"]["name"] is not b["metadata"]["name"]
