@@ -57,8 +57,20 @@ from typing import Any
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 NS = "bench"
 WORKLOADS = ("create", "update", "patch", "pod")
-STAGES = ("decode", "patch", "defaulting", "managedFields", "admission", "strategy", "store encode",
-          "store decode", "commit", "watch cache", "response", "other")
+STAGES = (
+    "decode",
+    "patch",
+    "defaulting",
+    "managedFields",
+    "admission",
+    "strategy",
+    "store encode",
+    "store decode",
+    "commit",
+    "watch cache",
+    "response",
+    "other",
+)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -93,12 +105,14 @@ class StageClock:
 
     def wrap(self, stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         if asyncio.iscoroutinefunction(fn):
+
             async def timed_async(*args: Any, **kwargs: Any) -> Any:
                 nested, start = self._enter()
                 try:
                     return await fn(*args, **kwargs)
                 finally:
                     self._leave(stage, nested, start)
+
             return timed_async
 
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -107,6 +121,7 @@ class StageClock:
                 return fn(*args, **kwargs)
             finally:
                 self._leave(stage, nested, start)
+
         return timed
 
     def patch(self, owner: Any, name: str, stage: str) -> None:
@@ -132,7 +147,8 @@ def install_clock() -> StageClock:
     clock.patch(patch, "write_object", "response")
     field_validation = patch._field_validation  # returns the check of the patched object, timed as decode too
     patch._field_validation = clock.wrap(
-        "decode", lambda *args, **kwargs: clock.wrap("decode", field_validation(*args, **kwargs)))
+        "decode", lambda *args, **kwargs: clock.wrap("decode", field_validation(*args, **kwargs))
+    )
     clock.patch(patch.serializer, "decode_json", "decode")
     clock.patch(patch, "_apply", "patch")
     clock.patch(scope.RequestScope, "default", "defaulting")
@@ -159,19 +175,38 @@ def rand_str(rnd: random.Random) -> str:
 
 def configmap(name: str, i: int, rnd: random.Random) -> bytes:
     data = {f"k{j}": rand_str(rnd) for j in range(4)}
-    return json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
-                       "metadata": {"name": name, "labels": {"app": "k8sbench", "shard": str(i % 10)}},
-                       "data": data}).encode()
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": {"app": "k8sbench", "shard": str(i % 10)}},
+            "data": data,
+        }
+    ).encode()
 
 
 def pod(name: str) -> bytes:
-    return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "k8sbench"}},
-                       "spec": {"automountServiceAccountToken": False,
-                                "containers": [{"name": "main", "image": "busybox:1.36"}]}}).encode()
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "labels": {"app": "k8sbench"}},
+            "spec": {
+                "automountServiceAccountToken": False,
+                "containers": [{"name": "main", "image": "busybox:1.36"}],
+            },
+        }
+    ).encode()
 
 
-def serve_and_measure(data_dir: str, port: int, count: int, profile_dir: str, tree: str, server_args: list[str],
-                      ) -> dict[str, Any]:
+def serve_and_measure(
+    data_dir: str,
+    port: int,
+    count: int,
+    profile_dir: str,
+    tree: str,
+    server_args: list[str],
+) -> dict[str, Any]:
     import cProfile
     import gc
 
@@ -190,17 +225,27 @@ def serve_and_measure(data_dir: str, port: int, count: int, profile_dir: str, tr
     values = [rand_str(rnd) for _ in range(64)]
 
     async def main() -> dict[str, Any]:
-        opts = ServerRunOptions.parse(["--data-dir", data_dir, "--secure-port", str(port), *server_args]).complete()
+        opts = ServerRunOptions.parse(
+            ["--data-dir", data_dir, "--secure-port", str(port), *server_args]
+        ).complete()
         stop, started = asyncio.Event(), asyncio.Event()
         task = asyncio.ensure_future(run(opts, stop, started))
         await started.wait()
         token = re.search(r"token:\s*(\S+)", Path(data_dir, "admin.kubeconfig").read_text()).group(1)  # type: ignore[union-attr]
         handler = heads[-1].handler
 
-        async def call(method: str, path: str, body: bytes = b"", content_type: str = "application/json",
-                       ) -> tuple[int, bytes]:
-            headers = {"authorization": f"Bearer {token}", "user-agent": "k8sbench/0.1.0", "host": "localhost",
-                       "accept": "application/json"}
+        async def call(
+            method: str,
+            path: str,
+            body: bytes = b"",
+            content_type: str = "application/json",
+        ) -> tuple[int, bytes]:
+            headers = {
+                "authorization": f"Bearer {token}",
+                "user-agent": "k8sbench/0.1.0",
+                "host": "localhost",
+                "accept": "application/json",
+            }
             if body:
                 headers["content-type"] = content_type
                 headers["content-length"] = str(len(body))
@@ -211,8 +256,11 @@ def serve_and_measure(data_dir: str, port: int, count: int, profile_dir: str, tr
         while (await call("GET", "/readyz"))[0] != 200:
             await asyncio.sleep(0.1)
         await call("POST", "/api/v1/namespaces", json.dumps({"metadata": {"name": NS}}).encode())
-        await call("POST", f"/api/v1/namespaces/{NS}/serviceaccounts",
-                   json.dumps({"metadata": {"name": "default"}}).encode())
+        await call(
+            "POST",
+            f"/api/v1/namespaces/{NS}/serviceaccounts",
+            json.dumps({"metadata": {"name": "default"}}).encode(),
+        )
         cms = f"/api/v1/namespaces/{NS}/configmaps"
         pods = f"/api/v1/namespaces/{NS}/pods"
         await asyncio.sleep(1)  # the controllers' start-up writes are over
@@ -223,17 +271,26 @@ def serve_and_measure(data_dir: str, port: int, count: int, profile_dir: str, tr
                 bodies = [configmap(n, i, rnd) for i, n in enumerate(names)]
                 return [lambda b=b: call("POST", cms, b) for b in bodies]
             if workload == "update":
+
                 async def rmw(name: str, i: int) -> tuple[int, bytes]:
                     status, body = await call("GET", f"{cms}/{name}")
                     obj = json.loads(body)
                     obj["data"]["k0"] = values[i & 63]
                     return await call("PUT", f"{cms}/{name}", json.dumps(obj).encode())
+
                 return [lambda n=n, i=i: rmw(n, i) for i, n in enumerate(names)]
             if workload == "patch":
                 patches = [json.dumps({"data": {"k1": values[i & 63]}}).encode() for i in range(64)]
-                return [lambda n=n, i=i: call("PATCH", f"{cms}/{n}", patches[i & 63],
-                                              "application/merge-patch+json") for i, n in enumerate(names)]
-            return [lambda n=n: call("POST", pods, pod(n)) for n in (f"pod-{round_}-{i:05d}" for i in range(count))]
+                return [
+                    lambda n=n, i=i: call(
+                        "PATCH", f"{cms}/{n}", patches[i & 63], "application/merge-patch+json"
+                    )
+                    for i, n in enumerate(names)
+                ]
+            return [
+                lambda n=n: call("POST", pods, pod(n))
+                for n in (f"pod-{round_}-{i:05d}" for i in range(count))
+            ]
 
         out: dict[str, Any] = {}
         for round_, workload in enumerate(WORKLOADS * 2):
@@ -259,8 +316,11 @@ def serve_and_measure(data_dir: str, port: int, count: int, profile_dir: str, tr
             if measured:
                 stages = {k: v / count * 1e6 for k, v in clock.totals.items()}
                 stages["other"] = cpu / count * 1e6 - sum(stages.values())
-                out[workload] = {"total": cpu / count * 1e6, "stages": stages,
-                                 "other threads": (cpu - main_cpu) / count * 1e6 - stages["commit"]}
+                out[workload] = {
+                    "total": cpu / count * 1e6,
+                    "stages": stages,
+                    "other threads": (cpu - main_cpu) / count * 1e6 - stages["commit"],
+                }
         stop.set()
         await task
         return out
@@ -282,8 +342,23 @@ def free_port() -> int:
 def run_tree(name: str, src: str, count: int, profile_dir: str, server_args: list[str]) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
     with tempfile.TemporaryDirectory() as data_dir:
-        proc = subprocess.run([sys.executable, __file__, "--child", data_dir, str(free_port()), str(count),
-                               profile_dir, name, "--", *server_args], capture_output=True, text=True, env=env)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                data_dir,
+                str(free_port()),
+                str(count),
+                profile_dir,
+                name,
+                "--",
+                *server_args,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
     if proc.returncode:
         sys.stderr.write(proc.stderr[-3000:])
         raise SystemExit(f"the {name} tree failed")
@@ -291,15 +366,22 @@ def run_tree(name: str, src: str, count: int, profile_dir: str, server_args: lis
 
 
 def report(figures: dict[str, list[dict[str, Any]]], trees: list[str], count: int, rounds: int) -> None:
-    print(f"\nwrite path, in-process handler chain (no HTTP, no TLS), one request at a time, {count} writes per "
-          f"workload, median of {rounds} round(s); CPU µs per request")
+    print(
+        f"\nwrite path, in-process handler chain (no HTTP, no TLS), one request at a time, {count} writes per "
+        f"workload, median of {rounds} round(s); CPU µs per request"
+    )
     print("(update: a GET then a PUT, as k8sbench's read-modify-write; the GET is in 'other')")
     for workload in WORKLOADS:
         header = f"{workload:<14}" + "".join(f"{t:>10}" for t in trees)
         print("\n" + header)
         for stage in (*STAGES, "total"):
-            row = [statistics.median(r[workload]["total"] if stage == "total" else r[workload]["stages"][stage]
-                                     for r in figures[t]) for t in trees]
+            row = [
+                statistics.median(
+                    r[workload]["total"] if stage == "total" else r[workload]["stages"][stage]
+                    for r in figures[t]
+                )
+                for t in trees
+            ]
             if stage != "total" and not any(abs(v) >= 0.5 for v in row):
                 continue
             print(f"  {stage:<12}" + "".join(f"{v:>10.0f}" for v in row))
@@ -309,11 +391,15 @@ def report(figures: dict[str, list[dict[str, Any]]], trees: list[str], count: in
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("-n", "--count", type=int, default=300, help="writes per workload")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--baseline-src", metavar="SRC", help="another source tree to compare with")
-    parser.add_argument("--profile", metavar="DIR", default="", help="write cProfile stats of each workload here")
+    parser.add_argument(
+        "--profile", metavar="DIR", default="", help="write cProfile stats of each workload here"
+    )
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("server_args", nargs="*", help="kube-apiserver flags (after --), e.g. --controllers=")
     args = parser.parse_args()
@@ -324,7 +410,9 @@ def main() -> None:
         return
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
-    trees = [("current", SRC)] + ([("before", os.path.abspath(args.baseline_src))] if args.baseline_src else [])
+    trees = [("current", SRC)] + (
+        [("before", os.path.abspath(args.baseline_src))] if args.baseline_src else []
+    )
     figures: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in trees}
     for _ in range(args.rounds):
         for name, src in trees:

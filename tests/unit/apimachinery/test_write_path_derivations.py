@@ -37,12 +37,21 @@ def resolutions(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 
 def pod(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "a"}},
-            "spec": {"containers": [{"name": "main", "image": "busybox", "bogus": 1,
-                                     "resources": {"limits": {"cpu": "1"}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": "a"}},
+        "spec": {
+            "containers": [
+                {"name": "main", "image": "busybox", "bogus": 1, "resources": {"limits": {"cpu": "1"}}}
+            ]
+        },
+    }
 
 
-def test_the_strict_field_check_resolves_the_schema_on_the_first_object_only(resolutions: list[object]) -> None:
+def test_the_strict_field_check_resolves_the_schema_on_the_first_object_only(
+    resolutions: list[object],
+) -> None:
     root = _kind("", "v1", "Pod")
     assert fv.unknown_fields(pod("a"), root) == ["spec.containers[0].bogus"]
     assert resolutions  # the first object's fields were resolved
@@ -53,9 +62,14 @@ def test_the_strict_field_check_resolves_the_schema_on_the_first_object_only(res
 
 def test_a_create_starts_from_an_empty_object_derived_once(resolutions: list[object]) -> None:
     struct = {"type": "object", "default": {}, "properties": {"name": {"type": "string"}}}
-    schema = {"type": "object", "required": ["items"], "properties": {
-        "spec": {"type": "object", "default": {}, "properties": {"template": struct}},
-        "items": {"type": "array", "items": {"type": "string"}}}}
+    schema = {
+        "type": "object",
+        "required": ["items"],
+        "properties": {
+            "spec": {"type": "object", "default": {}, "properties": {"template": struct}},
+            "items": {"type": "array", "items": {"type": "string"}},
+        },
+    }
     root = of_root(Node(schema, {}))
     first = zero_object(root)
     assert first == {"spec": {"template": {}}, "items": None}

@@ -183,7 +183,9 @@ def test_a_webhook_service_resolves_through_the_informers(tmp_path: Path) -> Non
     asyncio.run(main())
 
 
-def test_limit_ranger_lists_a_namespace_without_limit_ranges_live_once_per_ttl(tmp_path: Path, monkeypatch) -> None:
+def test_limit_ranger_lists_a_namespace_without_limit_ranges_live_once_per_ttl(
+    tmp_path: Path, monkeypatch
+) -> None:
     """NewLimitRanger's live-lookup LRU: pods created in a namespace without limit ranges (the usual case)
     do not each list them through the loopback client; the list made for the first one answers 30 s."""
     live_lists: list[str] = []
@@ -198,18 +200,30 @@ def test_limit_ranger_lists_a_namespace_without_limit_ranges_live_once_per_ttl(t
     async def main() -> None:
         async with in_process_server(str(tmp_path)) as srv:
             await srv.client.resource("", "v1", "namespaces").create({"metadata": {"name": "lr"}})
-            await srv.client.resource("", "v1", "serviceaccounts").namespace("lr").create(
-                {"metadata": {"name": "default"}})
+            await (
+                srv.client.resource("", "v1", "serviceaccounts")
+                .namespace("lr")
+                .create({"metadata": {"name": "default"}})
+            )
             pods = srv.client.resource("", "v1", "pods").namespace("lr")
             for i in range(4):
-                await pods.create({"metadata": {"name": f"p{i}"}, "spec": {
-                    "automountServiceAccountToken": False, "containers": [{"name": "c", "image": "busybox"}]}})
+                await pods.create(
+                    {
+                        "metadata": {"name": f"p{i}"},
+                        "spec": {
+                            "automountServiceAccountToken": False,
+                            "containers": [{"name": "c", "image": "busybox"}],
+                        },
+                    }
+                )
             assert live_lists.count("limitranges") == 1
 
     asyncio.run(main())
 
 
-def test_writes_in_a_namespace_known_without_quotas_are_not_queued_for_quota(tmp_path: Path, monkeypatch) -> None:
+def test_writes_in_a_namespace_known_without_quotas_are_not_queued_for_quota(
+    tmp_path: Path, monkeypatch
+) -> None:
     """ResourceQuota admission: once the informer shows no quota in a namespace and the live lookup kept for
     30 s found none, a write there is admitted at once (what the namespace's worker would decide) instead of
     being queued to a worker task and waited for."""

@@ -21,14 +21,17 @@ SOURCE = SchemaSource(schemas.definitions, schemas.schema_name)
 
 
 def _scope() -> RequestScope:
-    info = ResourceInfo(group="", version="v1", resource="configmaps", kind="ConfigMap", namespaced=True,
-                        singular="configmap")
+    info = ResourceInfo(
+        group="", version="v1", resource="configmaps", kind="ConfigMap", namespaced=True, singular="configmap"
+    )
     return RequestScope(info, storage=None, schema=SOURCE.for_kind("", "v1", "ConfigMap"))
 
 
 def _decode(body: dict | bytes, query: bytes = b"") -> tuple[dict, list[str]]:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    req = Request("POST", "/api/v1/namespaces/ns/configmaps", query, {"content-type": "application/json"}, body=raw)
+    req = Request(
+        "POST", "/api/v1/namespaces/ns/configmaps", query, {"content-type": "application/json"}, body=raw
+    )
     obj = asyncio.run(decode_object(req, _scope()))
     return obj, req.values.get("warnings", [])
 
@@ -43,21 +46,36 @@ def decodings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_body_is_typed_with_its_schema_in_one_walk(decodings: list[str]) -> None:
-    obj, warnings = _decode({"apiVersion": "v1", "kind": "ConfigMap", "binaryData": {"b": "YWI="},
-                             "metadata": {"name": "c", "creationTimestamp": None, "labels": {"a": "b"}},
-                             "data": {"k": "v"}, "bogus": 1})
+    obj, warnings = _decode(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "binaryData": {"b": "YWI="},
+            "metadata": {"name": "c", "creationTimestamp": None, "labels": {"a": "b"}},
+            "data": {"k": "v"},
+            "bogus": 1,
+        }
+    )
     assert decodings == ["decode"]
     assert obj["binaryData"] == {"b": "YWI="}
     assert "creationTimestamp" not in obj["metadata"] and "bogus" not in obj
     assert warnings == ['unknown field "bogus"']
 
 
-def test_a_wrong_type_comes_before_strict_errors_and_a_repeated_key_is_still_found(decodings: list[str]) -> None:
+def test_a_wrong_type_comes_before_strict_errors_and_a_repeated_key_is_still_found(
+    decodings: list[str],
+) -> None:
     with pytest.raises(errors.StatusError) as wrong:
-        _decode({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}, "x": 1},
-                b"fieldValidation=Strict")
-    assert wrong.value.code == 400 and "cannot unmarshal number into Go struct field ConfigMap.data" in str(wrong.value)
-    body = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","creationTimestamp":null},' \
-           b'"data":{"k":"v","k":"w"}}'
+        _decode(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}, "x": 1},
+            b"fieldValidation=Strict",
+        )
+    assert wrong.value.code == 400 and "cannot unmarshal number into Go struct field ConfigMap.data" in str(
+        wrong.value
+    )
+    body = (
+        b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","creationTimestamp":null},'
+        b'"data":{"k":"v","k":"w"}}'
+    )
     obj, warnings = _decode(body)
     assert obj["data"] == {"k": "w"} and warnings == ['duplicate field "data.k"']

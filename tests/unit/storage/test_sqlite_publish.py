@@ -29,5 +29,9 @@ def test_a_committed_batch_goes_to_the_watchers_of_its_keys(tmp_path: Path) -> N
         finally:
             await kv.close()
 
-    assert asyncio.run(main()) == {"a": ["/r/a/1"], "all": ["/r/a/1", "/r/b/1"], "b": ["/r/b/1"],
-                                   "other": ["/s/1"]}
+    assert asyncio.run(main()) == {
+        "a": ["/r/a/1"],
+        "all": ["/r/a/1", "/r/b/1"],
+        "b": ["/r/b/1"],
+        "other": ["/s/1"],
+    }
