@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from inprocess import in_process_server
 
+from inprocess import in_process_server
 from kube_apiserver.apimachinery.errors import StatusError
 from kube_apiserver.client.rest import JSON_PATCH, Client, LoopbackTransport, SharedDecodes
 from kube_apiserver.endpoints.http import Request

@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 from inprocess import in_process_server
-
 from kube_apiserver.admission.lister import NamespacedLister
 from kube_apiserver.admission.webhook.serviceresolution import ServiceResolver
 from kube_apiserver.client.informers import EventHandler, Lister, SharedInformerFactory
