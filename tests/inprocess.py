@@ -40,3 +40,15 @@ async def in_process_server(data_dir: str, *args: str) -> AsyncIterator[InProces
         await asyncio.sleep(0)
         for destroy in config.generic.destroy_functions:
             await destroy()
+
+
+async def eventually(check, timeout: float = 15.0):  # noqa: ANN001, ANN201
+    """Until `check()` (a coroutine function) returns something truthy, which is returned."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = await check()
+        if result:
+            return result
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.02)

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.labels import Selector, SelectorParseError
 from ..apimachinery.validation import is_dns1123_subdomain
 from ..client.record import NORMAL, WARNING, EventRecorder
 from ..client.rest import STRATEGIC_MERGE_PATCH, ResourceClient
@@ -147,6 +148,22 @@ def new_controller_ref(owner: Object, api_version: str, kind: str) -> Object:
     meta = owner["metadata"]
     return {"apiVersion": api_version, "kind": kind, "name": meta["name"], "uid": meta["uid"],
             "controller": True, "blockOwnerDeletion": True}
+
+
+def controllers_selecting(obj: Object, controllers: Iterable[Object],
+                          selector_of: Callable[[Object], Selector]) -> list[Object]:
+    """The controllers whose (valid, non-empty) selector matches the object's labels: who may adopt an
+    orphan (GetPodReplicaSets, GetDeploymentsForReplicaSet)."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    found = []
+    for controller in controllers:
+        try:
+            selector = selector_of(controller)
+        except (SelectorParseError, ValueError):
+            continue
+        if not selector.empty() and selector.matches(labels):
+            found.append(controller)
+    return found
 
 
 def owner_ref_controller_patch(controller: Object, api_version: str, kind: str, uid: str) -> Object:

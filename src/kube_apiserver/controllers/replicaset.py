@@ -33,6 +33,7 @@ from .controller_utils import (
     PodControl,
     UIDTrackingControllerExpectations,
     controller_of,
+    controllers_selecting,
     filter_active_pods,
     is_pod_active,
     is_pod_available,
@@ -146,16 +147,8 @@ class ReplicaSetController:
 
     def _selecting(self, pod: Object) -> list[Object]:
         """GetPodReplicaSets: the controllers in the pod's namespace whose selector matches it."""
-        labels = pod["metadata"].get("labels") or {}
-        found = []
-        for rs in self.sets.indexer.list(pod["metadata"].get("namespace", "")):
-            try:
-                selector = self.kind.selector(rs)
-            except (SelectorParseError, ValueError):
-                continue
-            if not selector.empty() and selector.matches(labels):
-                found.append(rs)
-        return found
+        return controllers_selecting(pod, self.sets.indexer.list(pod["metadata"].get("namespace", "")),
+                                     self.kind.selector)
 
     def _add_pod(self, pod: Object) -> None:
         if pod["metadata"].get("deletionTimestamp"):

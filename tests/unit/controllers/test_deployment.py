@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import in_process_server
+from inprocess import eventually, in_process_server
 from kube_apiserver.apimachinery import errors
 from kube_apiserver.apimachinery.meta import now_rfc3339
 from kube_apiserver.client.informers import SharedInformerFactory
@@ -20,18 +20,6 @@ from kube_apiserver.controllers.deployment import COMPONENT, DeploymentControlle
 from kube_apiserver.controllers.replicaset import REPLICA_SETS, ReplicaSetController
 
 NS = "default"
-
-
-async def eventually(check, timeout: float = 15.0):  # noqa: ANN001, ANN201
-    """Until `check()` (a coroutine function) returns something truthy, which is returned."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        result = await check()
-        if result:
-            return result
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 @contextlib.asynccontextmanager

@@ -9,7 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import in_process_server
+from inprocess import eventually, in_process_server
 from kube_apiserver.client.informers import SharedInformerFactory
 from kube_apiserver.client.record import EventBroadcaster, EventSource
 from kube_apiserver.controllers.controller_utils import rank_pods_for_deletion
@@ -19,24 +19,16 @@ NS = "default"
 TEMPLATE = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
 
 
-async def eventually(check, timeout: float = 10.0):  # noqa: ANN001, ANN201
-    """Until `check()` (a coroutine function) returns something truthy, which is returned."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        result = await check()
-        if result:
-            return result
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
-
-
 @contextlib.asynccontextmanager
 async def controller(tmp_path: Path, kind=REPLICA_SETS) -> AsyncIterator:  # noqa: ANN001
     async with in_process_server(str(tmp_path)) as srv:
         client = srv.client
         await client.resource("", "v1", "namespaces").create({"metadata": {"name": NS}})
-        await client.resource("", "v1", "serviceaccounts").namespace(NS).create({"metadata": {"name": "default"}})
+        await (
+            client.resource("", "v1", "serviceaccounts")
+            .namespace(NS)
+            .create({"metadata": {"name": "default"}})
+        )
         informers = SharedInformerFactory(client)
         events = EventBroadcaster(client)
         events.start()
@@ -63,21 +55,39 @@ def test_a_replicaset_gets_its_pods_and_status_and_scales_down(tmp_path: Path) -
     async def main() -> None:
         async with controller(tmp_path) as (client, events):
             sets = client.resource("apps", "v1", "replicasets").namespace(NS)
-            rs = await sets.create({"metadata": {"name": "web"}, "spec": {
-                "replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE}})
+            rs = await sets.create(
+                {
+                    "metadata": {"name": "web"},
+                    "spec": {
+                        "replicas": 3,
+                        "selector": {"matchLabels": {"app": "web"}},
+                        "template": TEMPLATE,
+                    },
+                }
+            )
             uid = rs["metadata"]["uid"]
             pods = await eventually(lambda: _n_owned(client, uid, 3))
             assert all(p["metadata"]["name"].startswith("web-") for p in pods)
             ref = pods[0]["metadata"]["ownerReferences"][0]
-            assert ref == {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": uid,
-                           "controller": True, "blockOwnerDeletion": True}
+            assert ref == {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": "web",
+                "uid": uid,
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
             status = await eventually(lambda: _status(sets, "web", replicas=3))
             # Zero counts are omitted, as Go's omitempty writes them.
             assert status == {"replicas": 3, "fullyLabeledReplicas": 3, "observedGeneration": 1}
             # One pod becomes ready: counted ready and (minReadySeconds 0) available.
             ready = pods[0]
-            ready["status"] = {"phase": "Running", "conditions": [
-                {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+            ready["status"] = {
+                "phase": "Running",
+                "conditions": [
+                    {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+                ],
+            }
             await _pods(client).update_status(ready)
             await eventually(lambda: _status(sets, "web", readyReplicas=1, availableReplicas=1))
             # Scale to 1: the two not ready go first.
@@ -86,7 +96,9 @@ def test_a_replicaset_gets_its_pods_and_status_and_scales_down(tmp_path: Path) -
             assert remaining[0]["metadata"]["name"] == ready["metadata"]["name"]
             await eventually(lambda: _status(sets, "web", replicas=1, observedGeneration=2))
             await events.flush()
-            reasons = [e["reason"] for e in (await client.resource("", "v1", "events").namespace(NS).list())["items"]]
+            reasons = [
+                e["reason"] for e in (await client.resource("", "v1", "events").namespace(NS).list())["items"]
+            ]
             assert reasons.count("SuccessfulCreate") == 3 and reasons.count("SuccessfulDelete") == 2
 
     asyncio.run(main())
@@ -105,19 +117,29 @@ async def _status(api, name: str, **expected: int) -> dict | None:  # noqa: ANN0
 def test_orphans_are_adopted_and_strays_released(tmp_path: Path) -> None:
     async def main() -> None:
         async with controller(tmp_path) as (client, _events):
-            orphan = await _pods(client).create({"metadata": {"name": "orphan", "labels": {"app": "web"}},
-                                                 "spec": TEMPLATE["spec"]})
+            orphan = await _pods(client).create(
+                {"metadata": {"name": "orphan", "labels": {"app": "web"}}, "spec": TEMPLATE["spec"]}
+            )
             sets = client.resource("apps", "v1", "replicasets").namespace(NS)
-            rs = await sets.create({"metadata": {"name": "web"}, "spec": {
-                "replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE}})
+            rs = await sets.create(
+                {
+                    "metadata": {"name": "web"},
+                    "spec": {
+                        "replicas": 2,
+                        "selector": {"matchLabels": {"app": "web"}},
+                        "template": TEMPLATE,
+                    },
+                }
+            )
             owned = await eventually(lambda: _n_owned(client, rs["metadata"]["uid"], 2))
             assert "orphan" in [p["metadata"]["name"] for p in owned]  # adopted, so only one was created
             await _pods(client).patch("orphan", {"metadata": {"labels": {"app": "other"}}})
             # Released (its reference removed), and a new pod replaces it.
             await eventually(lambda: _released(client, "orphan"))
             await eventually(lambda: _n_owned(client, rs["metadata"]["uid"], 2))
-            assert orphan["metadata"]["uid"] not in [p["metadata"]["uid"] for p in await _owned(
-                client, rs["metadata"]["uid"])]
+            assert orphan["metadata"]["uid"] not in [
+                p["metadata"]["uid"] for p in await _owned(client, rs["metadata"]["uid"])
+            ]
 
     asyncio.run(main())
 
@@ -134,15 +156,22 @@ def test_a_refused_create_is_a_replica_failure_condition_and_event(tmp_path: Pat
             # What the resourcequota controller (not running here) would write first: admission enforces it.
             await quotas.update_status({**quota, "status": {"hard": {"pods": "1"}, "used": {"pods": "0"}}})
             rcs = client.resource("", "v1", "replicationcontrollers").namespace(NS)
-            await rcs.create({"metadata": {"name": "web"}, "spec": {
-                "replicas": 3, "selector": {"app": "web"}, "template": TEMPLATE}})
+            await rcs.create(
+                {
+                    "metadata": {"name": "web"},
+                    "spec": {"replicas": 3, "selector": {"app": "web"}, "template": TEMPLATE},
+                }
+            )
             status = await eventually(lambda: _condition(rcs, "web"))
             condition = next(c for c in status["conditions"] if c["type"] == "ReplicaFailure")
             assert condition["status"] == "True" and condition["reason"] == "FailedCreate"
             assert "exceeded quota" in condition["message"]
             await events.flush()
-            failed = [e for e in (await client.resource("", "v1", "events").namespace(NS).list())["items"]
-                      if e["reason"] == "FailedCreate"]
+            failed = [
+                e
+                for e in (await client.resource("", "v1", "events").namespace(NS).list())["items"]
+                if e["reason"] == "FailedCreate"
+            ]
             assert failed and failed[0]["source"] == {"component": "replication-controller"}
             assert failed[0]["message"].startswith("Error creating: pods ")
 
@@ -154,8 +183,15 @@ async def _condition(api, name: str) -> dict | None:  # noqa: ANN001
     return status if any(c.get("type") == "ReplicaFailure" for c in status.get("conditions") or ()) else None
 
 
-def _pod(name: str, node: str = "", phase: str = "Running", ready_at: str = "", created: str = "",
-         cost: str = "", restarts: int = 0) -> dict:
+def _pod(
+    name: str,
+    node: str = "",
+    phase: str = "Running",
+    ready_at: str = "",
+    created: str = "",
+    cost: str = "",
+    restarts: int = 0,
+) -> dict:
     status: dict = {"phase": phase, "containerStatuses": [{"restartCount": restarts}]}
     if ready_at:
         status["conditions"] = [{"type": "Ready", "status": "True", "lastTransitionTime": ready_at}]
@@ -181,5 +217,8 @@ def test_scale_down_order() -> None:
     assert order[-1] == "ready-expensive"
     assert order.index("ready-new") < order.index("ready-old")  # readier more recently goes first
     # More pods of the same owners on its node: goes first among equals.
-    doubled = [_pod("a", "n1", ready_at="2026-01-01T00:00:00Z"), _pod("b", "n2", ready_at="2026-01-01T00:00:00Z")]
+    doubled = [
+        _pod("a", "n1", ready_at="2026-01-01T00:00:00Z"),
+        _pod("b", "n2", ready_at="2026-01-01T00:00:00Z"),
+    ]
     assert [p["metadata"]["name"] for p in rank_pods_for_deletion(doubled, [1, 3], now)] == ["b", "a"]

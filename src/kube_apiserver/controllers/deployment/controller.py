@@ -19,7 +19,7 @@ from ...client.record import EventRecorder
 from ...client.rest import STRATEGIC_MERGE_PATCH, Client
 from ...client.workqueue import WorkQueue, run_worker
 from ..controller_ref_manager import ControllerRefManager, recheck_deletion_timestamp
-from ..controller_utils import controller_of
+from ..controller_utils import controller_of, controllers_selecting
 from . import util
 from .recreate import RecreateMixin
 from .rollback import RollbackMixin
@@ -100,18 +100,10 @@ class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin):
 
     def _deployments_selecting(self, rs: Object) -> list[Object]:
         """GetDeploymentsForReplicaSet: the Deployments whose selector matches an orphan set's labels."""
-        labels = rs["metadata"].get("labels") or {}
-        if not labels:
+        if not rs["metadata"].get("labels"):
             return []
-        found = []
-        for d in self.deployments.indexer.list(rs["metadata"].get("namespace", "")):
-            try:
-                selector = selector_from_label_selector(util.spec(d).get("selector"))
-            except (SelectorParseError, ValueError):
-                continue
-            if not selector.empty() and selector.matches(labels):
-                found.append(d)
-        return found
+        return controllers_selecting(rs, self.deployments.indexer.list(rs["metadata"].get("namespace", "")),
+                                     lambda d: selector_from_label_selector(util.spec(d).get("selector")))
 
     def _add_replica_set(self, rs: Object) -> None:
         if rs["metadata"].get("deletionTimestamp"):
