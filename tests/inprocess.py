@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
+from kube_apiserver.client.informers import SharedInformerFactory
+from kube_apiserver.client.record import EventBroadcaster, EventRecorder, EventSource
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.server import ServerConfig, create_server_chain, new_config
 from kube_apiserver.server.generic_api_server import GenericAPIServer
@@ -52,3 +54,42 @@ async def eventually(check, timeout: float = 15.0):  # noqa: ANN001, ANN201
             return result
         assert loop.time() < deadline, "timed out"
         await asyncio.sleep(0.02)
+
+
+@dataclass
+class ControllerCluster:
+    """An in-process server with a namespace and its default ServiceAccount, and the informer factory and
+    event broadcaster its controllers share (as the controller manager gives them)."""
+
+    client: object
+    informers: SharedInformerFactory
+    events: EventBroadcaster
+
+    def recorder(self, component: str) -> EventRecorder:
+        return self.events.new_recorder(EventSource(component))
+
+
+@contextlib.asynccontextmanager
+async def controller_cluster(
+    data_dir: str, make_controllers: Callable[[ControllerCluster], list], namespace: str = "default"
+) -> AsyncIterator[ControllerCluster]:
+    """A server running the controllers `make_controllers` builds from the cluster's shared parts; they
+    are stopped, then the informers and the broadcaster, on exit."""
+    async with in_process_server(data_dir) as srv:
+        client = srv.client
+        await client.resource("", "v1", "namespaces").create({"metadata": {"name": namespace}})
+        await client.resource("", "v1", "serviceaccounts").namespace(namespace).create(
+            {"metadata": {"name": "default"}}
+        )
+        cluster = ControllerCluster(client, SharedInformerFactory(client), EventBroadcaster(client))
+        cluster.events.start()
+        controllers = make_controllers(cluster)
+        for controller in controllers:
+            await controller.start()
+        try:
+            yield cluster
+        finally:
+            for controller in controllers:
+                await controller.stop()
+            await cluster.informers.stop()
+            await cluster.events.stop()

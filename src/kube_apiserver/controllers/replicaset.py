@@ -27,7 +27,7 @@ from ..apimachinery.meta import now_rfc3339
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import EventRecorder
 from ..client.rest import Client
-from ..client.workqueue import WorkQueue, run_worker
+from ..client.workqueue import WorkQueue
 from .controller_ref_manager import ControllerRefManager, recheck_deletion_timestamp
 from .controller_utils import (
     PodControl,
@@ -42,6 +42,7 @@ from .controller_utils import (
     rank_pods_for_deletion,
     slow_start_batch,
 )
+from .queue_controller import QueueController
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -84,7 +85,7 @@ def _replicas(rs: Object) -> int:
     return 1 if replicas is None else int(replicas)
 
 
-class ReplicaSetController:
+class ReplicaSetController(QueueController):
     def __init__(self, kind: ReplicaKind, client: Client, informers: SharedInformerFactory, recorder: EventRecorder,
                  workers: int = 5, clock: Callable[[], float] = time.time):
         self.kind = kind
@@ -98,28 +99,13 @@ class ReplicaSetController:
         self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.expectations = UIDTrackingControllerExpectations()
         self.pod_control = PodControl(lambda ns: client.resource("", "v1", "pods").namespace(ns), recorder)
-        self._tasks: list[asyncio.Task[None]] = []
+        self.informers = (self.sets, self.pods)
 
     # ---- lifecycle ----
 
-    async def start(self) -> None:
+    def register_handlers(self) -> None:
         self.sets.add_event_handler(EventHandler(self._add_set, self._update_set, self._delete_set))
         self.pods.add_event_handler(EventHandler(self._add_pod, self._update_pod, self._delete_pod))
-        self.sets.start()
-        self.pods.start()
-        self._tasks = [asyncio.get_running_loop().create_task(self._run()) for _ in range(self.workers)]
-
-    async def _run(self) -> None:
-        await self.sets.synced.wait()
-        await self.pods.synced.wait()
-        await run_worker(self.queue, self.sync, f"{self.name} controller")
-
-    async def stop(self) -> None:
-        self.queue.shut_down()
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
 
     # ---- informer handlers ----
 
@@ -207,7 +193,7 @@ class ReplicaSetController:
 
     # ---- sync ----
 
-    async def sync(self, key: str) -> None:
+    async def sync_handler(self, key: str) -> None:
         rs = self.sets.indexer.get(key)
         if rs is None:
             self.expectations.delete(key)

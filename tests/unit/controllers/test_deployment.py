@@ -11,11 +11,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import eventually, in_process_server
+from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.apimachinery import errors
 from kube_apiserver.apimachinery.meta import now_rfc3339
-from kube_apiserver.client.informers import SharedInformerFactory
-from kube_apiserver.client.record import EventBroadcaster, EventSource
 from kube_apiserver.controllers.deployment import COMPONENT, DeploymentController, util
 from kube_apiserver.controllers.replicaset import REPLICA_SETS, ReplicaSetController
 
@@ -24,32 +22,14 @@ NS = "default"
 
 @contextlib.asynccontextmanager
 async def cluster(tmp_path: Path) -> AsyncIterator:
-    async with in_process_server(str(tmp_path)) as srv:
-        client = srv.client
-        await client.resource("", "v1", "namespaces").create({"metadata": {"name": NS}})
-        await (
-            client.resource("", "v1", "serviceaccounts")
-            .namespace(NS)
-            .create({"metadata": {"name": "default"}})
-        )
-        informers = SharedInformerFactory(client)
-        events = EventBroadcaster(client)
-        events.start()
-        controllers = [
-            ReplicaSetController(
-                REPLICA_SETS, client, informers, events.new_recorder(EventSource(REPLICA_SETS.component))
-            ),
-            DeploymentController(client, informers, events.new_recorder(EventSource(COMPONENT))),
+    def controllers(c: ControllerCluster) -> list:
+        return [
+            ReplicaSetController(REPLICA_SETS, c.client, c.informers, c.recorder(REPLICA_SETS.component)),
+            DeploymentController(c.client, c.informers, c.recorder(COMPONENT)),
         ]
-        for controller in controllers:
-            await controller.start()
-        try:
-            yield client, events
-        finally:
-            for controller in controllers:
-                await controller.stop()
-            await informers.stop()
-            await events.stop()
+
+    async with controller_cluster(str(tmp_path), controllers) as c:
+        yield c.client, c.events
 
 
 def _deployment(name: str = "web", replicas: int = 3, image: str = "nginx:1", **spec: object) -> dict:

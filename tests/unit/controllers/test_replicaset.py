@@ -9,9 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import eventually, in_process_server
-from kube_apiserver.client.informers import SharedInformerFactory
-from kube_apiserver.client.record import EventBroadcaster, EventSource
+from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.controllers.controller_utils import rank_pods_for_deletion
 from kube_apiserver.controllers.replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetController
 
@@ -21,25 +19,11 @@ TEMPLATE = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"na
 
 @contextlib.asynccontextmanager
 async def controller(tmp_path: Path, kind=REPLICA_SETS) -> AsyncIterator:  # noqa: ANN001
-    async with in_process_server(str(tmp_path)) as srv:
-        client = srv.client
-        await client.resource("", "v1", "namespaces").create({"metadata": {"name": NS}})
-        await (
-            client.resource("", "v1", "serviceaccounts")
-            .namespace(NS)
-            .create({"metadata": {"name": "default"}})
-        )
-        informers = SharedInformerFactory(client)
-        events = EventBroadcaster(client)
-        events.start()
-        rsc = ReplicaSetController(kind, client, informers, events.new_recorder(EventSource(kind.component)))
-        await rsc.start()
-        try:
-            yield client, events
-        finally:
-            await rsc.stop()
-            await informers.stop()
-            await events.stop()
+    def controllers(c: ControllerCluster) -> list:
+        return [ReplicaSetController(kind, c.client, c.informers, c.recorder(kind.component))]
+
+    async with controller_cluster(str(tmp_path), controllers) as c:
+        yield c.client, c.events
 
 
 def _pods(client):  # noqa: ANN001, ANN202

@@ -6,7 +6,6 @@ annotation, else a rollout by the strategy."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 import time
@@ -17,9 +16,10 @@ from ...apimachinery.labels import SelectorParseError, selector_from_label_selec
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import EventRecorder
 from ...client.rest import STRATEGIC_MERGE_PATCH, Client
-from ...client.workqueue import WorkQueue, run_worker
+from ...client.workqueue import WorkQueue
 from ..controller_ref_manager import ControllerRefManager, recheck_deletion_timestamp
 from ..controller_utils import controller_of, controllers_selecting
+from ..queue_controller import QueueController
 from . import util
 from .recreate import RecreateMixin
 from .rollback import RollbackMixin
@@ -32,7 +32,7 @@ COMPONENT = "deployment-controller"
 CONCURRENT_DEPLOYMENT_SYNCS = 5  # kube-controller-manager's --concurrent-deployment-syncs
 
 
-class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin):
+class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin, QueueController):
     name = "deployment"
 
     def __init__(
@@ -48,11 +48,11 @@ class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin):
         self.pods = informers.for_resource("", "v1", "pods")
         super().__init__(client, self.replica_sets, recorder, WorkQueue("deployment"), clock)
         self.workers = workers
-        self._tasks: list[asyncio.Task[None]] = []
+        self.informers = (self.deployments, self.replica_sets, self.pods)
 
     # ---- lifecycle ----
 
-    async def start(self) -> None:
+    def register_handlers(self) -> None:
         self.deployments.add_event_handler(
             EventHandler(self._add_deployment, self._update_deployment, self._delete_deployment)
         )
@@ -60,21 +60,6 @@ class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin):
             EventHandler(self._add_replica_set, self._update_replica_set, self._delete_replica_set)
         )
         self.pods.add_event_handler(EventHandler(None, None, self._delete_pod))
-        for informer in (self.deployments, self.replica_sets, self.pods):
-            informer.start()
-        self._tasks = [asyncio.get_running_loop().create_task(self._run()) for _ in range(self.workers)]
-
-    async def _run(self) -> None:
-        for informer in (self.deployments, self.replica_sets, self.pods):
-            await informer.synced.wait()
-        await run_worker(self.queue, self.sync_deployment, "deployment controller")
-
-    async def stop(self) -> None:
-        self.queue.shut_down()
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
 
     # ---- informer handlers ----
 
@@ -208,6 +193,8 @@ class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin):
         else:
             raise ValueError(f"unexpected deployment strategy type: {strategy}")
 
+
+    sync_handler = sync_deployment
     async def _selecting_all(self, d: Object) -> None:
         self.recorder.event(
             d,
