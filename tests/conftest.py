@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -108,8 +109,14 @@ class Server:
         if self._thread:
             self._thread.join(30)
 
-    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
-                token: str | None = "admin") -> Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        token: str | None = "admin",
+    ) -> Response:
         ctx = ssl.create_default_context(cafile=self.ca_file)
         conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=ctx, timeout=30)
         hdrs = dict(headers or {})
@@ -126,10 +133,16 @@ class Server:
         conn.close()
         return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
 
-    def kubectl(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def kubectl(
+        self, *args: str, check: bool = True, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
         cache = os.path.join(self.data_dir, "kubecache")
-        proc = subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", cache, *args],
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", cache, *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
         return proc
@@ -168,6 +181,7 @@ def kubectl_available() -> None:
 
 # ---- CEL unit tests (tests/unit/cel): evaluate an expression, or get the error it raises ----
 
+
 def _cel_evaluate(expression: str, **variables: Any) -> Any:
     from kube_apiserver import cel
 
@@ -191,3 +205,39 @@ def ev() -> Any:
 def err() -> Any:
     return _cel_error
 
+
+@contextlib.contextmanager
+def playing_kubelet(srv: Server, namespace: str = "default") -> Iterator[None]:
+    """Marks the namespace's pods Running and Ready through pods/status, as a kubelet would, until the
+    block ends (for tests of controllers without nodes)."""
+    stop = threading.Event()
+
+    def mark_ready() -> None:
+        pods = srv.request("GET", f"/api/v1/namespaces/{namespace}/pods")
+        for pod in pods.json()["items"] if pods.status == 200 else ():
+            if pod["metadata"].get("deletionTimestamp") or pod.get("status", {}).get("phase") == "Running":
+                continue
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            status = {
+                "phase": "Running",
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": now}],
+            }
+            srv.request(
+                "PATCH",
+                f"/api/v1/namespaces/{namespace}/pods/{pod['metadata']['name']}/status",
+                json.dumps({"status": status}),
+                {"Content-Type": "application/merge-patch+json"},
+            )
+
+    def run() -> None:
+        while not stop.is_set():
+            mark_ready()
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(10)

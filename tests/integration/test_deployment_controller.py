@@ -7,13 +7,11 @@ the previous template, `rollout history` lists the revisions, `scale`, `rollout 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, wait_for
+from conftest import Server, playing_kubelet, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -25,36 +23,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture
 def kubelet(srv: Server) -> Iterator[None]:
-    """Marks the default namespace's pods Ready as a kubelet would, until the test ends."""
-    stop = threading.Event()
-
-    def run() -> None:
-        while not stop.is_set():
-            pods = srv.request("GET", "/api/v1/namespaces/default/pods")
-            for pod in pods.json()["items"] if pods.status == 200 else ():
-                if (
-                    pod["metadata"].get("deletionTimestamp")
-                    or pod.get("status", {}).get("phase") == "Running"
-                ):
-                    continue
-                now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-                status = {
-                    "phase": "Running",
-                    "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": now}],
-                }
-                srv.request(
-                    "PATCH",
-                    f"/api/v1/namespaces/default/pods/{pod['metadata']['name']}/status",
-                    json.dumps({"status": status}),
-                    {"Content-Type": "application/merge-patch+json"},
-                )
-            stop.wait(0.1)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(10)
+    with playing_kubelet(srv):
+        yield
 
 
 def _sets(srv: Server) -> list[dict]:
