@@ -1,0 +1,2 @@
+"""The certificate controllers of kube-controller-manager (pkg/controller/certificates): csrsigning,
+csrapproving and csrcleaner."""
