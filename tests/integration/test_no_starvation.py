@@ -18,7 +18,7 @@ import pytest
 from kube_apiserver.apimachinery import serializer, strategicpatch
 from kube_apiserver.apimachinery.managedfields.manager import FieldManager
 from kube_apiserver.endpoints.handlers import listwriter, yielding
-from kube_apiserver.registry import table
+from kube_apiserver.registry import store, table
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 ITEM_SECONDS = 0.05
@@ -196,3 +196,75 @@ def test_readyz_answers_between_the_phases_of_an_update(server, monkeypatch: pyt
         assert resp.status == 200, resp.body[:300]
 
     assert phases.run(server, update) == ["readyz", "update"]
+
+
+# ---- one heavy phase of a big request: run in a worker thread, the loop answering meanwhile ----
+
+
+def _order_around_one_phase(server, monkeypatch: pytest.MonkeyPatch, owner: object, name: str, marker: str,
+                            heavy_request: Callable[[], None]) -> list[str]:
+    """The order in which /readyz and the phase `owner.name` of a request (the call whose arguments mention
+    `marker`) end, every request counting as big. The phase holds its thread (as CPU work does) until
+    /readyz has answered or PHASE_SECONDS have passed: run off the loop, /readyz is answered meanwhile; on
+    it, only once the phase is over."""
+    monkeypatch.setattr(yielding, "OFF_LOOP_FROM_BYTES", 0)
+    started, readyz_done = threading.Event(), threading.Event()
+    order: list[str] = []
+    plain = getattr(owner, name)
+
+    def heavy(*args: object, **kwargs: object) -> object:
+        if marker in str(args):
+            started.set()
+            readyz_done.wait(PHASE_SECONDS)
+            order.append(name)
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, heavy)
+    probe = _warm_connection(server)
+    thread = threading.Thread(target=heavy_request)
+    thread.start()
+    assert started.wait(30), "the request never reached its heavy phase"
+    probe.request("GET", "/readyz")
+    assert probe.getresponse().read() == b"ok"
+    order.append("readyz")
+    readyz_done.set()
+    thread.join(60)
+    probe.close()
+    return order
+
+
+def test_readyz_answers_during_the_managed_fields_phase_of_a_big_apply(server, monkeypatch: pytest.MonkeyPatch):
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "offloop-apply"}, "data": {"a": "1"}}
+
+    def apply() -> None:
+        resp = server.request("PATCH", "/api/v1/namespaces/default/configmaps/offloop-apply?fieldManager=test",
+                              json.dumps(body), headers={"Content-Type": "application/apply-patch+yaml"})
+        assert resp.status == 201, resp.body[:300]
+
+    assert _order_around_one_phase(server, monkeypatch, FieldManager, "apply", "offloop-apply", apply) == [
+        "readyz", "apply"]
+
+
+def test_readyz_answers_during_the_strategy_checks_of_a_big_create(server, monkeypatch: pytest.MonkeyPatch):
+    def create() -> None:
+        resp = server.request("POST", "/api/v1/namespaces/default/configmaps",
+                              {"metadata": {"name": "offloop-create"}, "data": {"a": "1"}})
+        assert resp.status == 201, resp.body[:300]
+
+    assert _order_around_one_phase(server, monkeypatch, store, "before_create", "offloop-create", create) == [
+        "readyz", "before_create"]
+
+
+def test_readyz_answers_during_a_big_strategic_merge_patch(server, monkeypatch: pytest.MonkeyPatch):
+    path = "/api/v1/namespaces/default/configmaps/offloop-patch"
+    created = server.request("POST", "/api/v1/namespaces/default/configmaps",
+                             {"metadata": {"name": "offloop-patch"}, "data": {"a": "1"}})
+    assert created.status == 201, created.body[:300]
+
+    def patch() -> None:
+        resp = server.request("PATCH", path, {"data": {"b": "offloop-patch"}},
+                              headers={"Content-Type": "application/strategic-merge-patch+json"})
+        assert resp.status == 200, resp.body[:300]
+
+    assert _order_around_one_phase(server, monkeypatch, strategicpatch, "strategic_merge_patch", "offloop-patch",
+                                   patch) == ["readyz", "strategic_merge_patch"]

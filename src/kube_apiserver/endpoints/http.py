@@ -49,6 +49,14 @@ class Request:
         values = self.query.get(name)
         return values[0] if values else default
 
+    @property
+    def body_size(self) -> int:
+        """The body's length: as read, or as declared until it is."""
+        if self._body is not None:
+            return len(self._body)
+        declared = self.headers.get("content-length", "")
+        return int(declared) if declared.isdigit() else 0
+
     async def body(self, limit: int = MAX_REQUEST_BODY_BYTES) -> bytes:
         """The whole body; over `limit` bytes it is refused (413) without reading the rest, and the server
         closes the connection after the answer rather than read what the client still sends."""

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+
+
+class PhaseRunner(Protocol):
+    """Runs one CPU-heavy synchronous phase of a request (the handlers' clock: off the event loop for a big
+    request, else on it with a turn for the loop after)."""
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
 
 @dataclass(slots=True, frozen=True)
@@ -38,3 +48,10 @@ class Context:
     # Free-form values later layers attach (audit annotations, warnings to return).
     warnings: list[str] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)
+    phases: PhaseRunner | None = None
+
+    async def run_phase(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)`, a walk of the whole object (the strategy's checks), as the request runs its phases."""
+        if self.phases is None:
+            return fn(*args)
+        return await self.phases.run(fn, *args)

@@ -94,7 +94,7 @@ class Store:
         # the client gave, with or without generateName, is kept and an existing one is AlreadyExists.
         given = obj.get("metadata") or {}
         generated = not given.get("name") and bool(given.get("generateName"))
-        before_create(self.strategy, ctx, obj)
+        await ctx.run_phase(before_create, self.strategy, ctx, obj)
         if create_validation is not None:
             await create_validation(ctx, obj)
         meta = obj["metadata"]
@@ -133,7 +133,7 @@ class Store:
                 return await self._create_on_update(ctx, name, obj_info, create_validation, force_allow_create)
             obj = await obj_info.updated_object(ctx, existing)
             self._check_resource_version(obj, existing, name)
-            before_update(self.strategy, ctx, obj, existing)
+            await ctx.run_phase(before_update, self.strategy, ctx, obj, existing)
             if update_validation is not None:
                 await update_validation(ctx, obj, existing)
             return obj
@@ -190,7 +190,7 @@ class Store:
         obj = await obj_info.updated_object(ctx, None)
         if (obj.get("metadata") or {}).get("resourceVersion"):
             raise errors.not_found(self.info.resource, self.info.group, name)
-        before_create(self.strategy, ctx, obj)
+        await ctx.run_phase(before_create, self.strategy, ctx, obj)
         if create_validation is not None:
             await create_validation(ctx, obj)
         return obj

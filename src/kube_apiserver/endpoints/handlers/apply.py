@@ -34,9 +34,8 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
     name = req.info.name
     raw = await req.body()
     # Each phase walks the whole object (seconds for a big one): others are answered between them.
-    clock = phase_clock(req.values)
-    config = _decode(raw)
-    await clock.between_phases()
+    clock = phase_clock(req)
+    config = await clock.run(_decode, raw)
     config.setdefault("metadata", {})
     if not isinstance(config["metadata"], dict):
         raise errors.bad_request("error decoding YAML: metadata must be an object")
@@ -52,13 +51,16 @@ async def apply_patch(scope: RequestScope, req: Request, dry_run: bool) -> Respo
         assert scope.field_manager is not None
         clock.restart()
         try:
-            obj = scope.field_manager.apply(live, config, manager, force, scope.info.subresource)
+            obj = await clock.run(scope.field_manager.apply, live, config, manager, force, scope.info.subresource)
         except ApplyConflict as conflict:
             raise conflict.status_error(scope.info.kind, scope.info.group, name) from None
-        await clock.between_phases()
-        if typed:  # the merged object as Go decodes it (nulls the configuration set are zero values)
-            schematypes.decode(obj, scope.schema)
-        scope.default(obj)
+
+        def decoded_and_defaulted() -> None:
+            if typed:  # the merged object as Go decodes it (nulls the configuration set are zero values)
+                schematypes.decode(obj, scope.schema)
+            scope.default(obj)
+
+        await clock.run(decoded_and_defaulted)
         meta = obj.setdefault("metadata", {})
         if meta.get("name", name) != name:
             raise errors.bad_request(f"the name of the object ({meta.get('name')}) does not match the name on the "

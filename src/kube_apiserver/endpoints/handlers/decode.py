@@ -8,14 +8,18 @@ from ...apimachinery import deepjson, errors, fieldvalidation, schematypes, seri
 from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
+from .yielding import phase_clock
 
 Object = dict[str, Any]
 
 
 async def decode_object(req: Request, scope: RequestScope, expected_kind: str | None = None) -> Object:
     body = await req.body()
+    return await phase_clock(req).run(_decoded, req, scope, body, expected_kind or scope.info.kind)
+
+
+def _decoded(req: Request, scope: RequestScope, body: bytes, kind: str) -> Object:
     content_type = req.headers.get("content-type", "")
-    kind = expected_kind or scope.info.kind
     try:
         obj = serializer.decode_body(body, content_type)
     except errors.StatusError as err:

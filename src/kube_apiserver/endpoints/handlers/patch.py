@@ -59,7 +59,7 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
     ctx = scope.context(req, dry_run)
     name = req.info.name
     raw = await req.body()
-    body = serializer.decode_json(raw)
+    body = await phase_clock(req).run(serializer.decode_json, raw)
     if patch_type != serializer.JSON_PATCH and not isinstance(body, dict):
         raise errors.bad_request("the body of the request was in an unknown format - patch must be a JSON object")
     admit, validate_create, validate_update = admission_hooks(scope, req, name)
@@ -69,17 +69,17 @@ async def patch_resource(scope: RequestScope, req: Request) -> Response:
         if old is None:
             raise errors.not_found(scope.info.resource, scope.info.group, name)
         # Each phase walks the whole object (seconds for a big one): the loop answers others between them.
-        clock = phase_clock(req.values)
+        clock = phase_clock(req)
         clock.restart()  # the object was just read from storage
-        patched, shown = _apply(patch_type, old, body, scope.schema)
-        await clock.between_phases()
-        check_fields(patched, shown)
-        _check_patched(patched, scope, name, ctx.namespace)
-        defaulted = scope.default(patched)
-        await clock.between_phases()
-        tracked = scope.track(req, old, defaulted)
-        await clock.between_phases()
-        return tracked
+        patched, shown = await clock.run(_apply, patch_type, old, body, scope.schema)
+
+        def checked_and_defaulted() -> Object:
+            check_fields(patched, shown)
+            _check_patched(patched, scope, name, ctx.namespace)
+            return scope.default(patched)
+
+        defaulted = await clock.run(checked_and_defaulted)
+        return await clock.run(scope.track, req, old, defaulted)
 
     info = UpdatedObjectInfo(name, apply_patch, [admit])
     try:

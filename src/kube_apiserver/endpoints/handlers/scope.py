@@ -16,6 +16,7 @@ from ...registry.rest import ResourceInfo
 from ...registry.table import TableConvertor, default_table_convertor
 from .. import negotiation
 from ..http import Request
+from .yielding import phase_clock
 
 CONVERSIONS_WITHOUT_TABLE = frozenset(c for c in negotiation.RESOURCE_CONVERSIONS if c[0] != "Table")
 
@@ -70,7 +71,7 @@ class RequestScope:
             req.values["custom_resource"] = True  # its errors are written as JSON: no protobuf serializer
         # Warnings a strategy adds (WarningsOnCreate/WarningsOnUpdate) are returned as Warning headers.
         return Context(namespace, req.user or ANONYMOUS, dry_run, req.param("fieldManager"),
-                       warnings=req.values.setdefault("warnings", []))
+                       warnings=req.values.setdefault("warnings", []), phases=phase_clock(req))
 
     def attributes(self, req: Request, operation: str, obj: Any, old: Any, name: str, ctx: Context,
                    options: dict[str, Any] | None = None) -> Attributes:

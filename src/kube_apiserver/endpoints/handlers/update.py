@@ -27,11 +27,11 @@ def admission_hooks(scope: RequestScope, req: Request, name: str):
         return attrs.object or obj
 
     async def validate_create(ctx: Context, obj: Object) -> None:
-        await phase_clock(req.values).between_phases()  # after the strategy's validation
+        await phase_clock(req).between_phases()  # after the strategy's validation
         await scope.admission.validate(scope.attributes(req, "CREATE", obj, None, name, ctx))
 
     async def validate_update(ctx: Context, obj: Object, old: Object) -> None:
-        await phase_clock(req.values).between_phases()  # after the strategy's validation
+        await phase_clock(req).between_phases()  # after the strategy's validation
         await scope.admission.validate(scope.attributes(req, UPDATE, obj, old, name, ctx))
 
     return admit, validate_create, validate_update
@@ -42,10 +42,9 @@ async def update(scope: RequestScope, req: Request) -> Response:
     ctx = scope.context(req, dry_run)
     name = req.info.name
     # Each phase walks the whole object (a second for a big custom resource): others are answered between them.
-    clock = phase_clock(req.values)
+    clock = phase_clock(req)
     obj = await decode_object(req, scope)
     ensure_namespace(obj, scope, ctx.namespace)
-    await clock.between_phases()
     body_name = obj["metadata"].get("name", "")
     if body_name != name:
         raise errors.bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
@@ -53,11 +52,8 @@ async def update(scope: RequestScope, req: Request) -> Response:
 
     async def replace(_ctx: Context, old: Object | None) -> Object:
         clock.restart()  # the object was just read from storage
-        defaulted = scope.default(_copy(obj))
-        await clock.between_phases()
-        tracked = scope.track(req, old, defaulted)
-        await clock.between_phases()
-        return tracked
+        defaulted = await clock.run(lambda: scope.default(_copy(obj)))
+        return await clock.run(scope.track, req, old, defaulted)
 
     info = UpdatedObjectInfo(name, replace, [admit])
     try:
