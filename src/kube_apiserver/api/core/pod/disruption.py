@@ -27,7 +27,8 @@ def still_processing(pdb_name: str) -> errors.StatusError:
 
 
 def covering(pdbs: list[Object], pod: Object) -> list[Object]:
-    """getPodDisruptionBudgets: the budgets whose (non-empty, valid) selector matches the pod."""
+    """getPodDisruptionBudgets: the budgets whose (valid) selector matches the pod; unlike v1beta1's, a
+    policy/v1 budget's empty selector matches every pod."""
     pod_labels = pod["metadata"].get("labels") or {}
     out = []
     for pdb in pdbs:
@@ -35,7 +36,7 @@ def covering(pdbs: list[Object], pod: Object) -> list[Object]:
             selector = labels.selector_from_label_selector((pdb.get("spec") or {}).get("selector"))
         except (ValueError, TypeError):
             continue
-        if selector.empty() or not selector.matches(pod_labels):
+        if not selector.matches(pod_labels):
             continue
         out.append(pdb)
     return out
