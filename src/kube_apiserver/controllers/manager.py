@@ -15,10 +15,6 @@ from ..client.informers import SharedInformerFactory
 from ..client.record import EventBroadcaster, EventSource
 from ..client.rest import Client
 from ..scheduler import Scheduler
-from ..kubelet.config import NodesConfiguration
-from ..kubelet.simulator import NodeSimulator
-from .certificates.cleaner import CSRCleanerController
-from .certificates.signer import CSRSigningConfiguration, CSRSigningController, load_authorities
 from .clusterroleaggregation import ClusterRoleAggregationController
 from .deployment import COMPONENT as DEPLOYMENT_COMPONENT
 from .deployment import DeploymentController
@@ -33,14 +29,6 @@ from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .leaderelection import LeaderElectionConfiguration, LeaderElector, StoreLeaseClient, new_identity
 from .namespace import NamespaceController
-from .nodelifecycle import (
-    NODE_LIFECYCLE_COMPONENT,
-    TAINT_EVICTION_COMPONENT,
-    NodeLifecycleController,
-    TaintEvictionController,
-)
-from .podautoscaler import HorizontalController
-from .podautoscaler.config import HPAControllerConfiguration
 from .replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetController
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
@@ -52,9 +40,8 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
                        "pv-protection", "clusterrole-aggregation", "root-ca-cert-publisher")
 # Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
-OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment", "endpoint", "endpointslice",
-                      "disruption", "nodelifecycle", "taint-eviction-controller", "node-simulator")
-OPT_IN_CONTROLLERS += ("csrsigning", "csrcleaner", "horizontalpodautoscaling")
+OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
+OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "disruption")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -110,9 +97,6 @@ class ControllerManager:
         self.sole_candidate = sole_candidate
         self.informers: SharedInformerFactory | None = None
         self.events: EventBroadcaster | None = None
-        self.csr_signing = CSRSigningConfiguration()  # csrsigning's CA files (--cluster-signing-*)
-        self.hpa = HPAControllerConfiguration()  # --horizontal-pod-autoscaler-*
-        self.nodes = NodesConfiguration()  # --simulated-nodes, --node-monitor-grace-period
 
     async def start(self) -> None:
         """Starts the controllers, or campaigns for the lease and starts them once it leads."""
@@ -187,10 +171,7 @@ class ControllerManager:
         if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
             new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
         self._add_workload_controllers(new)
-        self._add_certificate_controllers(new)
-        self._add_autoscaling_controllers(new)
         self._add_service_and_disruption_controllers(new)
-        self._add_node_controllers(new)
         self._add_scheduler(new)
         return new
 
@@ -200,22 +181,6 @@ class ControllerManager:
             assert self.loopback is not None
             informers, _ = self._shared()
             new.append(Scheduler(self.loopback, informers))
-
-    def _add_node_controllers(self, new: list[Any]) -> None:
-        """nodelifecycle, taint-eviction-controller, and the simulated kubelets (node-simulator)."""
-        assert self.loopback is not None
-        if enabled(self.names, "nodelifecycle"):
-            informers, events = self._shared()
-            recorder = events.new_recorder(EventSource(NODE_LIFECYCLE_COMPONENT))
-            new.append(NodeLifecycleController(self.loopback, informers, recorder,
-                                               self.nodes.node_monitor_grace_period))
-        if enabled(self.names, "taint-eviction-controller"):
-            informers, events = self._shared()
-            recorder = events.new_recorder(EventSource(TAINT_EVICTION_COMPONENT))
-            new.append(TaintEvictionController(self.loopback, informers, recorder))
-        if enabled(self.names, "node-simulator"):
-            informers, _ = self._shared()
-            new.append(NodeSimulator(self.loopback, informers, self.nodes))
 
     def _add_workload_controllers(self, new: list[Any]) -> None:
         assert self.loopback is not None
@@ -256,32 +221,6 @@ class ControllerManager:
             except errors.StatusError as err:
                 if err.code == 404:
                     return None
-                raise
-        return None
-
-    def _add_certificate_controllers(self, new: list[Any]) -> None:
-        assert self.loopback is not None
-        if ("certificates.k8s.io", "v1") not in self.group_versions:
-            return
-        if enabled(self.names, "csrsigning"):
-            authorities = load_authorities(self.csr_signing)
-            if authorities:
-                informers, _ = self._shared()
-                new.append(CSRSigningController(self.loopback, informers, authorities,
-                                                self.csr_signing.cluster_signing_duration))
-            else:
-                log.info("Skipping CSR signer controller because no csr cert/key was specified")
-        if enabled(self.names, "csrcleaner"):
-            informers, _ = self._shared()
-            csrs = informers.for_resource("certificates.k8s.io", "v1", "certificatesigningrequests")
-            new.append(CSRCleanerController(self.loopback, csrs))
-
-    def _add_autoscaling_controllers(self, new: list[Any]) -> None:
-        assert self.loopback is not None
-        if enabled(self.names, "horizontalpodautoscaling") and ("autoscaling", "v2") in self.group_versions:
-            informers, events = self._shared()
-            recorder = events.new_recorder(EventSource("horizontal-pod-autoscaler"))
-            new.append(HorizontalController(self.loopback, informers, recorder, self.hpa))
 
     def _with_client(self, resources: list[Resource]) -> list[Resource]:
         """The resources with the loopback client their controllers write through."""
