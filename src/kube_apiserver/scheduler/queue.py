@@ -36,6 +36,21 @@ def is_gated(pod: Object) -> bool:
     return bool((pod.get("spec") or {}).get("schedulingGates"))
 
 
+def _stripped(pod: Object) -> Object:
+    meta = {
+        k: v
+        for k, v in (pod.get("metadata") or {}).items()
+        if k not in ("resourceVersion", "generation", "managedFields", "finalizers")
+    }
+    return {**{k: v for k, v in pod.items() if k != "status"}, "metadata": meta}
+
+
+def pod_updated(old: Object, new: Object) -> bool:
+    """isPodUpdated: a change besides status (the scheduler's own condition writes among them),
+    resourceVersion, generation, managed fields and finalizers."""
+    return _stripped(old) != _stripped(new)
+
+
 @dataclass
 class QueuedPodInfo:
     pod: Object
@@ -113,12 +128,10 @@ class SchedulingQueue:
         if info is None:
             self.add(pod)
             return
-        info.pod = pod
-        if self.where.get(key) == "unschedulable":
-            ungated = info.gated and not is_gated(pod)
+        old, info.pod = info.pod, pod
+        if self.where.get(key) == "unschedulable" and pod_updated(old, pod):
             info.gated = is_gated(pod)
-            if ungated or not info.gated:  # an update of the pod itself may make it schedulable
-                self._move(info)
+            self._move(info)  # a change of the pod itself may make it schedulable (or ungate it)
 
     def delete(self, pod: Object) -> None:
         key = pod_key(pod)

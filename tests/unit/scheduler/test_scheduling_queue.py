@@ -100,6 +100,22 @@ def test_gated_pod_stays_out_until_its_gates_are_removed() -> None:
     assert queue.pending() == {"active": ["default/p"]}
 
 
+def test_a_status_only_update_leaves_an_unschedulable_pod_where_it_is() -> None:
+    async def main() -> None:
+        queue = SchedulingQueue(Clock())
+        queue.add(pod("p"))
+        queue.add_unschedulable_if_not_present(await queue.pop(), queue.scheduling_cycle)
+        with_condition = pod("p")
+        with_condition["metadata"]["resourceVersion"] = "7"
+        with_condition["status"] = {"conditions": [{"type": "PodScheduled", "status": "False"}]}
+        queue.update(with_condition)  # the scheduler's own write of PodScheduled=False
+        assert queue.pending() == {"unschedulable": ["default/p"]}
+        queue.update(pod("p", labels={"app": "web"}))
+        assert queue.pending() == {"backoff": ["default/p"]}
+
+    asyncio.run(main())
+
+
 def test_deleted_pod_is_not_popped() -> None:
     async def main() -> str:
         queue = SchedulingQueue(Clock())
