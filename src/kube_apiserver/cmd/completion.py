@@ -17,6 +17,7 @@ from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.controllers.manager import unknown_controllers
+from kube_apiserver.kubelet.config import NodesConfiguration
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
 from kube_apiserver.server.options.audit import AuditOptions
@@ -54,6 +55,7 @@ class CompletedOptions:
     leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
+    nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
 
     # Shortcuts to the values the server needs most.
     @property
@@ -122,6 +124,7 @@ class CompletedOptions:
             f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)
         ]
         errors += self.leader_election.validate()
+        errors += self.nodes.validate()
         errors += validation.validate_endpoint_reconciler(self.endpoint_reconciler_type, self.apiserver_count)
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
         errors += validation.validate_public_ip_service_cluster_ip_range_ip_families(
@@ -194,6 +197,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         leader_election=s.leader_election,
         endpoint_reconciler_type=s.endpoint_reconciler_type,
         apiserver_count=s.apiserver_count,
+        nodes=s.nodes,
     )
     with credentials_lock(completed.data_dir):
         _maybe_generate_certs(completed)

@@ -23,6 +23,7 @@ from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
+from kube_apiserver.kubelet.config import NodesConfiguration
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
 from kube_apiserver.server.options.audit import AuditOptions
@@ -66,6 +67,8 @@ class ServerRunOptions:
     controllers: list[str] = field(default_factory=lambda: ["*"])
     # Not kube-apiserver flags either: kube-controller-manager's --leader-elect* for those controllers.
     leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
+    # The simulated nodes (node-simulator) and kube-controller-manager's --node-monitor-grace-period.
+    nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
     service_cluster_ip_ranges: str = ""
@@ -112,6 +115,7 @@ class ServerRunOptions:
             "controllers: none.",
         )
         self._add_leader_election_flags(fs)
+        self._add_node_flags(fs)
         fs.int_var(self, "apiserver_count", "apiserver-count", _APISERVER_COUNT_HELP)
         fs.string_var(self, "endpoint_reconciler_type", "endpoint-reconciler-type", _ENDPOINT_RECONCILER_HELP)
         fs.bool_var(
@@ -126,6 +130,12 @@ class ServerRunOptions:
         fs.var(
             PortRangeValue(self, "service_node_port_range"), "service-node-port-range", _NODE_PORT_RANGE_HELP
         )
+
+    def _add_node_flags(self, fs: FlagSet) -> None:
+        nodes = self.nodes
+        fs.int_var(nodes, "simulated_nodes", "simulated-nodes", _SIMULATED_NODES_HELP)
+        fs.duration_var(nodes, "pod_run_seconds", "simulated-pod-run-duration", _SIMULATED_RUN_HELP)
+        fs.duration_var(nodes, "node_monitor_grace_period", "node-monitor-grace-period", _GRACE_PERIOD_HELP)
 
     def _add_leader_election_flags(self, fs: FlagSet) -> None:
         """kube-controller-manager's (component-base BindLeaderElectionFlags), for the embedded controllers."""
@@ -232,6 +242,22 @@ _APISERVER_COUNT_HELP = (
 _ENDPOINT_RECONCILER_HELP = (
     "Use an endpoint reconciler (master-count, lease, none) master-count is deprecated, and will be removed "
     "in a future version."
+)
+_SIMULATED_NODES_HELP = (
+    "Not a kube-apiserver flag: how many simulated nodes (sim-node-0 ... sim-node-N-1) the node-simulator "
+    "controller registers and runs; it also runs any Node annotated kwok.x-k8s.io/node=fake. Their pods get "
+    "a status, but no container runs."
+)
+_SIMULATED_RUN_HELP = (
+    "Not a kube-apiserver flag: how long the containers of a simulated pod that does not restart them "
+    "(restartPolicy Never or OnFailure, as Jobs' pods) run before exiting; the pod annotation "
+    "simulated.kube-apiserver.io/run-seconds overrides it."
+)
+_GRACE_PERIOD_HELP = (
+    "Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N "
+    "times more than kubelet's nodeStatusUpdateFrequency, where N means number of retries allowed for kubelet "
+    "to post node status. This value should also be greater than the sum of HTTP2_PING_TIMEOUT_SECONDS and "
+    "HTTP2_READ_IDLE_TIMEOUT_SECONDS"
 )
 _LEADER_ELECT_HELP = (
     "Start a leader election client and gain leadership before executing the main loop. Enable this when "

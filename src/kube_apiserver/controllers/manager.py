@@ -14,6 +14,8 @@ from ..apimachinery import errors
 from ..client.informers import SharedInformerFactory
 from ..client.record import EventBroadcaster, EventSource
 from ..client.rest import Client
+from ..kubelet.config import NodesConfiguration
+from ..kubelet.simulator import NodeSimulator
 from ..scheduler import Scheduler
 from .clusterroleaggregation import ClusterRoleAggregationController
 from .deployment import COMPONENT as DEPLOYMENT_COMPONENT
@@ -29,6 +31,12 @@ from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .leaderelection import LeaderElectionConfiguration, LeaderElector, StoreLeaseClient, new_identity
 from .namespace import NamespaceController
+from .nodelifecycle import (
+    NODE_LIFECYCLE_COMPONENT,
+    TAINT_EVICTION_COMPONENT,
+    NodeLifecycleController,
+    TaintEvictionController,
+)
 from .replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetController
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
@@ -43,6 +51,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
 OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
 OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "disruption")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
+OPT_IN_CONTROLLERS += ("nodelifecycle", "taint-eviction-controller", "node-simulator")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
@@ -97,6 +106,7 @@ class ControllerManager:
         self.sole_candidate = sole_candidate
         self.informers: SharedInformerFactory | None = None
         self.events: EventBroadcaster | None = None
+        self.nodes = NodesConfiguration()  # --simulated-nodes, --node-monitor-grace-period
 
     async def start(self) -> None:
         """Starts the controllers, or campaigns for the lease and starts them once it leads."""
@@ -172,6 +182,7 @@ class ControllerManager:
             new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
         self._add_workload_controllers(new)
         self._add_service_and_disruption_controllers(new)
+        self._add_node_controllers(new)
         self._add_scheduler(new)
         return new
 
@@ -221,6 +232,22 @@ class ControllerManager:
             except errors.StatusError as err:
                 if err.code == 404:
                     return None
+
+    def _add_node_controllers(self, new: list[Any]) -> None:
+        """nodelifecycle, taint-eviction-controller, and the simulated kubelets (node-simulator)."""
+        assert self.loopback is not None
+        if enabled(self.names, "nodelifecycle"):
+            informers, events = self._shared()
+            recorder = events.new_recorder(EventSource(NODE_LIFECYCLE_COMPONENT))
+            new.append(NodeLifecycleController(self.loopback, informers, recorder,
+                                               self.nodes.node_monitor_grace_period))
+        if enabled(self.names, "taint-eviction-controller"):
+            informers, events = self._shared()
+            recorder = events.new_recorder(EventSource(TAINT_EVICTION_COMPONENT))
+            new.append(TaintEvictionController(self.loopback, informers, recorder))
+        if enabled(self.names, "node-simulator"):
+            informers, _ = self._shared()
+            new.append(NodeSimulator(self.loopback, informers, self.nodes))
 
     def _with_client(self, resources: list[Resource]) -> list[Resource]:
         """The resources with the loopback client their controllers write through."""

@@ -19,6 +19,7 @@ from ..cli.portrange import PortRange
 from ..client.rest import Client
 from ..controllers.leaderelection import LeaderElectionConfiguration
 from ..controllers.manager import ControllerManager
+from ..kubelet.config import NodesConfiguration
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
 from ..server.healthz import HealthChecker
@@ -65,6 +66,8 @@ class ExtraConfig:
     exclusive_storage: bool = False
     # The loopback client the embedded controllers write (and their informers watch) through.
     loopback: Client | None = None
+    # --simulated-nodes and the node lifecycle's grace period.
+    nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -115,6 +118,7 @@ class Instance:
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
                                         f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
         controllers.loopback = extra.loopback
+        controllers.nodes = extra.nodes
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
