@@ -140,9 +140,11 @@ class InterPodAffinity(Plugin):
             )
         except TermError as err:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"invalid pod affinity: {err}",))
+        own_terms = bool(filter_state.affinity or filter_state.anti_affinity)
         for node in nodes:
             for info in node.pods.values():
-                self._count_existing(filter_state, pod, node, info.pod)
+                if own_terms or info.affinity:  # else nothing to count: skip the usual pod cheaply
+                    self._count_existing(filter_state, pod, node, info.pod)
         state.data[self.name] = filter_state
         if not (
             filter_state.affinity or filter_state.anti_affinity or filter_state.existing_anti_affinity_counts
@@ -207,7 +209,8 @@ class InterPodAffinity(Plugin):
         scores: Counts = {}
         for node in nodes:
             for info in node.pods.values():
-                self._score_existing(scores, pod, incoming, node, info.pod)
+                if incoming or info.affinity:
+                    self._score_existing(scores, pod, incoming, node, info.pod)
         state.data[f"PreScore{self.name}"] = scores
         return SUCCESS if scores else SKIP
 
