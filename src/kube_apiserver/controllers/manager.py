@@ -27,6 +27,8 @@ from .endpoint import COMPONENT as ENDPOINT_COMPONENT
 from .endpoint import EndpointController
 from .endpointslice.controller import COMPONENT as ENDPOINTSLICE_COMPONENT
 from .endpointslice.controller import EndpointSliceController
+from .endpointslice.mirroring import COMPONENT as MIRRORING_COMPONENT
+from .endpointslice.mirroring import EndpointSliceMirroringController
 from .garbagecollector import GarbageCollector
 from .informer import Resource
 from .leaderelection import LeaderElectionConfiguration, LeaderElector, StoreLeaseClient, new_identity
@@ -49,7 +51,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
 # Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
 OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
-OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "disruption")
+OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
 OPT_IN_CONTROLLERS += ("nodelifecycle", "taint-eviction-controller", "node-simulator")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
@@ -214,6 +216,10 @@ class ControllerManager:
             informers, events = self._shared()
             recorder = events.new_recorder(EventSource(ENDPOINTSLICE_COMPONENT))
             new.append(EndpointSliceController(self.loopback, informers, recorder))
+        if enabled(self.names, "endpointslicemirroring") and ("discovery.k8s.io", "v1") in self.group_versions:
+            informers, events = self._shared()
+            recorder = events.new_recorder(EventSource(MIRRORING_COMPONENT))
+            new.append(EndpointSliceMirroringController(self.loopback, informers, recorder))
         if enabled(self.names, "disruption") and ("policy", "v1") in self.group_versions:
             informers, events = self._shared()
             recorder = events.new_recorder(EventSource(DISRUPTION_COMPONENT))

@@ -14,6 +14,8 @@ from test_endpoint import make_pod, make_service
 
 from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.controllers.endpointslice.controller import COMPONENT, EndpointSliceController
+from kube_apiserver.controllers.endpointslice.mirroring import COMPONENT as MIRRORING_COMPONENT
+from kube_apiserver.controllers.endpointslice.mirroring import EndpointSliceMirroringController
 from kube_apiserver.controllers.endpointslice.reconciler import Reconciler
 
 NS = "default"
@@ -184,3 +186,87 @@ def test_reconciler_keeps_endpoints_in_place_and_fills_the_closest_fit() -> None
     # Pod 4 goes: its slice would empty, so it is deleted... unless a create takes its place.
     changes = reconciler.reconcile(SERVICE, [_pod(1), _pod(2), _pod(3)], [full, roomy])
     assert [s["metadata"]["name"] for s in changes.delete] == ["roomy"] and not changes.update
+
+
+# ---- endpointslicemirroring ----
+
+
+@contextlib.asynccontextmanager
+async def mirroring(tmp_path: Path) -> AsyncIterator:
+    def controllers(c: ControllerCluster) -> list:
+        return [EndpointSliceMirroringController(c.client, c.informers, c.recorder(MIRRORING_COMPONENT))]
+
+    async with controller_cluster(str(tmp_path), controllers) as c:
+        yield c.client
+
+
+def test_hand_written_endpoints_are_mirrored_into_slices(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mirroring(tmp_path) as client:
+            await (
+                client.resource("", "v1", "services")
+                .namespace(NS)
+                .create({"metadata": {"name": "ext"}, "spec": {"ports": [{"port": 80}]}})
+            )
+            subset = {
+                "addresses": [{"ip": "192.0.2.1", "nodeName": "n1"}, {"ip": "2001:db8::1"}],
+                "notReadyAddresses": [{"ip": "192.0.2.2"}],
+                "ports": [{"name": "http", "port": 80, "protocol": "TCP"}],
+            }
+            body = {"metadata": {"name": "ext", "labels": {"team": "a"}, "annotations": {"note": "x"}}}
+            endpoints = (
+                await client.resource("", "v1", "endpoints")
+                .namespace(NS)
+                .create({**body, "subsets": [subset]})
+            )
+
+            async def both_families() -> list[dict]:
+                slices = await _slices(client, "ext")
+                return slices if len(slices) == 2 else []
+
+            slices = {s["addressType"]: s for s in await eventually(both_families)}
+            ipv4 = slices["IPv4"]
+            assert ipv4["metadata"]["labels"] == {
+                "team": "a",
+                "kubernetes.io/service-name": "ext",
+                "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io",
+            }
+            assert ipv4["metadata"]["annotations"] == {"note": "x"}
+            assert ipv4["metadata"]["ownerReferences"][0]["kind"] == "Endpoints"
+            assert ipv4["metadata"]["ownerReferences"][0]["uid"] == endpoints["metadata"]["uid"]
+            assert ipv4["ports"] == [{"name": "http", "port": 80, "protocol": "TCP"}]
+            assert sorted((e["addresses"], e["conditions"]["ready"]) for e in ipv4["endpoints"]) == [
+                (["192.0.2.1"], True),
+                (["192.0.2.2"], False),
+            ]
+            assert [e["addresses"] for e in slices["IPv6"]["endpoints"]] == [["2001:db8::1"]]
+
+            # An address goes: the slice is rewritten in place.
+            subset["notReadyAddresses"] = []
+            endpoints = await client.resource("", "v1", "endpoints").namespace(NS).get("ext")
+            await (
+                client.resource("", "v1", "endpoints")
+                .namespace(NS)
+                .update({**endpoints, "subsets": [subset]})
+            )
+
+            async def one_ipv4() -> list[dict]:
+                slices = [s for s in await _slices(client, "ext") if s["addressType"] == "IPv4"]
+                return slices if len(slices) == 1 and len(slices[0]["endpoints"]) == 1 else []
+
+            [rewritten] = await eventually(one_ipv4)
+            assert rewritten["metadata"]["name"] == ipv4["metadata"]["name"]
+
+            # skip-mirror: the mirrored slices go.
+            await (
+                client.resource("", "v1", "endpoints")
+                .namespace(NS)
+                .patch("ext", {"metadata": {"labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}}})
+            )
+
+            async def none() -> bool:
+                return not await _slices(client, "ext")
+
+            await eventually(none)
+
+    asyncio.run(main())
