@@ -7,6 +7,7 @@ cert directory that can't be written) are kept and reported by validate() togeth
 from __future__ import annotations
 
 import ipaddress
+import os
 from dataclasses import dataclass, field
 
 from kube_apiserver.apimachinery.goos import os_error_message
@@ -15,9 +16,12 @@ from kube_apiserver.cmd import validation
 from kube_apiserver.cmd.datadir import credentials_lock
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
+from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.controllers.manager import unknown_controllers
+from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
 from kube_apiserver.kubelet.config import NodesConfiguration
+from kube_apiserver.server import certs
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
 from kube_apiserver.server.options.audit import AuditOptions
@@ -55,6 +59,8 @@ class CompletedOptions:
     leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
+    csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
+    hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
 
     # Shortcuts to the values the server needs most.
@@ -124,6 +130,7 @@ class CompletedOptions:
             f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)
         ]
         errors += self.leader_election.validate()
+        errors += self.csr_signing.validate() + self.hpa.validate()
         errors += self.nodes.validate()
         errors += validation.validate_endpoint_reconciler(self.endpoint_reconciler_type, self.apiserver_count)
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
@@ -197,9 +204,22 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         leader_election=s.leader_election,
         endpoint_reconciler_type=s.endpoint_reconciler_type,
         apiserver_count=s.apiserver_count,
+        csr_signing=s.csr_signing,
+        hpa=s.hpa,
         nodes=s.nodes,
     )
     with credentials_lock(completed.data_dir):
         _maybe_generate_certs(completed)
         _maybe_generate_service_account_key(completed)
+    _default_signing_ca(completed)
     return completed
+
+
+def _default_signing_ca(c: CompletedOptions) -> None:
+    """csrsigning signs with the CA the server generated for its serving certificate, when no
+    --cluster-signing-* file was given (given --client-ca-file of that CA, its client certificates
+    authenticate here)."""
+    ca_cert = os.path.join(c.secure_serving.cert_dir, certs.CA_CERT)
+    ca_key = os.path.join(c.secure_serving.cert_dir, certs.CA_KEY)
+    if c.secure_serving.ca_file == ca_cert and os.path.exists(ca_key):
+        c.csr_signing.default_to(ca_cert, ca_key)

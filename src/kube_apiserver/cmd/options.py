@@ -22,7 +22,9 @@ from kube_apiserver.cli.parse import FlagError, parse_args
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
+from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
+from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
 from kube_apiserver.kubelet.config import NodesConfiguration
 from kube_apiserver.server.options.admission import AdmissionOptions
 from kube_apiserver.server.options.api_enablement import APIEnablementOptions
@@ -67,6 +69,9 @@ class ServerRunOptions:
     controllers: list[str] = field(default_factory=lambda: ["*"])
     # Not kube-apiserver flags either: kube-controller-manager's --leader-elect* for those controllers.
     leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
+    # kube-controller-manager's --cluster-signing-* (csrsigning) and --horizontal-pod-autoscaler-* flags.
+    csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
+    hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
     # The simulated nodes (node-simulator) and kube-controller-manager's --node-monitor-grace-period.
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     endpoint_reconciler_type: str = "lease"
@@ -115,6 +120,8 @@ class ServerRunOptions:
             "controllers: none.",
         )
         self._add_leader_election_flags(fs)
+        self._add_csr_signing_flags(fs)
+        self._add_hpa_flags(fs)
         self._add_node_flags(fs)
         fs.int_var(self, "apiserver_count", "apiserver-count", _APISERVER_COUNT_HELP)
         fs.string_var(self, "endpoint_reconciler_type", "endpoint-reconciler-type", _ENDPOINT_RECONCILER_HELP)
@@ -130,6 +137,32 @@ class ServerRunOptions:
         fs.var(
             PortRangeValue(self, "service_node_port_range"), "service-node-port-range", _NODE_PORT_RANGE_HELP
         )
+
+    def _add_csr_signing_flags(self, fs: FlagSet) -> None:
+        """kube-controller-manager's CSRSigningControllerOptions.AddFlags."""
+        csr = self.csr_signing
+        fs.string_var(csr, "cluster_signing_cert_file", "cluster-signing-cert-file", _SIGNING_CERT_HELP)
+        fs.string_var(csr, "cluster_signing_key_file", "cluster-signing-key-file", _SIGNING_KEY_HELP)
+        for attr, flag, signer in _SIGNERS:
+            fs.string_var(csr, f"{attr}_cert_file", f"cluster-signing-{flag}-cert-file",
+                          f"Filename containing a PEM-encoded X509 CA certificate used to issue certificates for "
+                          f"the {signer} signer.  If specified, --cluster-signing-{{cert,key}}-file must not be set.")
+            fs.string_var(csr, f"{attr}_key_file", f"cluster-signing-{flag}-key-file",
+                          f"Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates "
+                          f"for the {signer} signer.  If specified, --cluster-signing-{{cert,key}}-file must not "
+                          "be set.")
+        fs.duration_var(csr, "cluster_signing_duration", "cluster-signing-duration", _SIGNING_DURATION_HELP)
+
+    def _add_hpa_flags(self, fs: FlagSet) -> None:
+        """kube-controller-manager's HPAControllerOptions.AddFlags."""
+        fs.duration_var(self.hpa, "sync_period", "horizontal-pod-autoscaler-sync-period",
+                        "The period for syncing the number of pods in horizontal pod autoscaler.")
+        fs.float_var(self.hpa, "tolerance", "horizontal-pod-autoscaler-tolerance",
+                     "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal "
+                     "pod autoscaler to consider scaling.")
+        fs.duration_var(self.hpa, "downscale_stabilization", "horizontal-pod-autoscaler-downscale-stabilization",
+                        "The period for which autoscaler will look backwards and not scale down below any "
+                        "recommendation it made during that period.")
 
     def _add_node_flags(self, fs: FlagSet) -> None:
         nodes = self.nodes
@@ -242,6 +275,25 @@ _APISERVER_COUNT_HELP = (
 _ENDPOINT_RECONCILER_HELP = (
     "Use an endpoint reconciler (master-count, lease, none) master-count is deprecated, and will be removed "
     "in a future version."
+)
+_SIGNING_CERT_HELP = (
+    "Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.  If "
+    "specified, no more specific --cluster-signing-* flag may be specified. (Default here: the CA this server "
+    "generates for its serving certificate, when it generates one.)"
+)
+_SIGNING_KEY_HELP = (
+    "Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.  If "
+    "specified, no more specific --cluster-signing-* flag may be specified."
+)
+_SIGNING_DURATION_HELP = (
+    "The max length of duration signed certificates will be given.  Individual CSRs may request shorter certs "
+    "by setting spec.expirationSeconds."
+)
+_SIGNERS = (
+    ("kubelet_serving", "kubelet-serving", "kubernetes.io/kubelet-serving"),
+    ("kubelet_client", "kubelet-client", "kubernetes.io/kube-apiserver-client-kubelet"),
+    ("kube_apiserver_client", "kube-apiserver-client", "kubernetes.io/kube-apiserver-client"),
+    ("legacy_unknown", "legacy-unknown", "kubernetes.io/legacy-unknown"),
 )
 _SIMULATED_NODES_HELP = (
     "Not a kube-apiserver flag: how many simulated nodes (sim-node-0 ... sim-node-N-1) the node-simulator "

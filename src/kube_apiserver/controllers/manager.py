@@ -17,6 +17,8 @@ from ..client.rest import Client
 from ..kubelet.config import NodesConfiguration
 from ..kubelet.simulator import NodeSimulator
 from ..scheduler import Scheduler
+from .certificates.cleaner import CSRCleanerController
+from .certificates.signer import CSRSigningConfiguration, CSRSigningController, load_authorities
 from .clusterroleaggregation import ClusterRoleAggregationController
 from .deployment import COMPONENT as DEPLOYMENT_COMPONENT
 from .deployment import DeploymentController
@@ -39,6 +41,8 @@ from .nodelifecycle import (
     NodeLifecycleController,
     TaintEvictionController,
 )
+from .podautoscaler import HorizontalController
+from .podautoscaler.config import HPAControllerConfiguration
 from .replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetController
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
@@ -52,6 +56,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
 OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
 OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
+OPT_IN_CONTROLLERS += ("csrsigning", "csrcleaner", "horizontalpodautoscaling")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
 OPT_IN_CONTROLLERS += ("nodelifecycle", "taint-eviction-controller", "node-simulator")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
@@ -109,6 +114,8 @@ class ControllerManager:
         self.informers: SharedInformerFactory | None = None
         self.events: EventBroadcaster | None = None
         self.nodes = NodesConfiguration()  # --simulated-nodes, --node-monitor-grace-period
+        self.csr_signing = CSRSigningConfiguration()  # csrsigning's CA files (--cluster-signing-*)
+        self.hpa = HPAControllerConfiguration()  # --horizontal-pod-autoscaler-*
 
     async def start(self) -> None:
         """Starts the controllers, or campaigns for the lease and starts them once it leads."""
@@ -183,6 +190,8 @@ class ControllerManager:
         if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
             new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
         self._add_workload_controllers(new)
+        self._add_certificate_controllers(new)
+        self._add_autoscaling_controllers(new)
         self._add_service_and_disruption_controllers(new)
         self._add_node_controllers(new)
         self._add_scheduler(new)
@@ -238,6 +247,32 @@ class ControllerManager:
             except errors.StatusError as err:
                 if err.code == 404:
                     return None
+                raise
+        return None
+
+    def _add_certificate_controllers(self, new: list[Any]) -> None:
+        assert self.loopback is not None
+        if ("certificates.k8s.io", "v1") not in self.group_versions:
+            return
+        if enabled(self.names, "csrsigning"):
+            authorities = load_authorities(self.csr_signing)
+            if authorities:
+                informers, _ = self._shared()
+                new.append(CSRSigningController(self.loopback, informers, authorities,
+                                                self.csr_signing.cluster_signing_duration))
+            else:
+                log.info("Skipping CSR signer controller because no csr cert/key was specified")
+        if enabled(self.names, "csrcleaner"):
+            informers, _ = self._shared()
+            csrs = informers.for_resource("certificates.k8s.io", "v1", "certificatesigningrequests")
+            new.append(CSRCleanerController(self.loopback, csrs))
+
+    def _add_autoscaling_controllers(self, new: list[Any]) -> None:
+        assert self.loopback is not None
+        if enabled(self.names, "horizontalpodautoscaling") and ("autoscaling", "v2") in self.group_versions:
+            informers, events = self._shared()
+            recorder = events.new_recorder(EventSource("horizontal-pod-autoscaler"))
+            new.append(HorizontalController(self.loopback, informers, recorder, self.hpa))
 
     def _add_node_controllers(self, new: list[Any]) -> None:
         """nodelifecycle, taint-eviction-controller, and the simulated kubelets (node-simulator)."""

@@ -17,8 +17,10 @@ from ..api.groups import installed_groups
 from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
 from ..client.rest import Client
+from ..controllers.certificates.signer import CSRSigningConfiguration
 from ..controllers.leaderelection import LeaderElectionConfiguration
 from ..controllers.manager import ControllerManager
+from ..controllers.podautoscaler.config import HPAControllerConfiguration
 from ..kubelet.config import NodesConfiguration
 from ..server.config import CompletedConfig
 from ..server.generic_api_server import DelegationTarget, GenericAPIServer
@@ -66,6 +68,9 @@ class ExtraConfig:
     exclusive_storage: bool = False
     # The loopback client the embedded controllers write (and their informers watch) through.
     loopback: Client | None = None
+    # csrsigning's CA files and durations, the horizontalpodautoscaling controller's periods.
+    csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
+    hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
     # --simulated-nodes and the node lifecycle's grace period.
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
 
@@ -118,6 +123,7 @@ class Instance:
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
                                         f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
         controllers.loopback = extra.loopback
+        controllers.csr_signing, controllers.hpa = extra.csr_signing, extra.hpa
         controllers.nodes = extra.nodes
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)

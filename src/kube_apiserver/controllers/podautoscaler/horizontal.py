@@ -1,0 +1,485 @@
+"""The horizontalpodautoscaling controller (pkg/controller/podautoscaler/horizontal.go), for
+autoscaling/v2 HorizontalPodAutoscalers: every --horizontal-pod-autoscaler-sync-period it reads the
+target's scale subresource through the loopback client, brings a replica count outside
+[minReplicas, maxReplicas] back inside, and otherwise computes the count the metrics ask for (resource
+metrics from metrics.k8s.io when an aggregated API serves them) and rescales; the AbleToScale,
+ScalingActive and ScalingLimited conditions and the events say what happened, as upstream writes them.
+Without a metrics API, ScalingActive is False with reason FailedGetResourceMetric."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ...apimachinery import errors
+from ...apimachinery.labels import SelectorParseError, parse_selector
+from ...apimachinery.meta import now_rfc3339
+from ...apimachinery.quantity import QuantityError, parse
+from ...client.discovery import GroupVersionKind, NoMatchError, RESTMapper
+from ...client.informers import EventHandler, SharedInformerFactory, object_key
+from ...client.record import EventRecorder
+from ...client.rest import Client
+from ...client.workqueue import WorkQueue
+from ..queue_controller import QueueController
+from .config import HPAControllerConfiguration
+from .replicas import MetricsError, milli_quantity, resource_metrics, resource_replicas
+
+log = logging.getLogger("kube_apiserver.controllers")
+Object = dict[str, Any]
+GROUP, VERSION, RESOURCE = "autoscaling", "v2", "horizontalpodautoscalers"
+ABLE_TO_SCALE, SCALING_ACTIVE, SCALING_LIMITED = "AbleToScale", "ScalingActive", "ScalingLimited"
+DEFAULT_METRICS = [
+    {
+        "type": "Resource",
+        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}},
+    }
+]
+# the reason a failing metric of each source type gives (computeReplicasForMetric)
+FAILED_REASONS = {
+    "Object": "FailedGetObjectMetric",
+    "Pods": "FailedGetPodsMetric",
+    "Resource": "FailedGetResourceMetric",
+    "ContainerResource": "FailedGetContainerResourceMetric",
+    "External": "FailedGetExternalMetric",
+}
+
+
+class ReconcileError(Exception):
+    pass
+
+
+def set_condition(hpa: Object, condition_type: str, status: str, reason: str, message: str) -> None:
+    """setCondition: the condition replaced in place; its transition time moves only with its status."""
+    conditions = hpa.setdefault("status", {}).setdefault("conditions", [])
+    existing = next((c for c in conditions if c.get("type") == condition_type), None)
+    if existing is None:
+        existing = {"type": condition_type}
+        conditions.append(existing)
+    if existing.get("status") != status:
+        existing["lastTransitionTime"] = now_rfc3339()
+    existing.update(status=status, reason=reason, message=message)
+
+
+def convert_desired_replicas_with_rules(
+    current: int, desired: int, minimum: int, maximum: int
+) -> tuple[int, str, str]:
+    """convertDesiredReplicasWithRules: the count within [min, max] and at most max(2 x current, 4)."""
+    scale_up_limit = max(2 * current, 4)
+    if maximum > scale_up_limit:
+        allowed_max, condition = scale_up_limit, "ScaleUpLimit"
+        reason = "the desired replica count is increasing faster than the maximum scale rate"
+    else:
+        allowed_max, condition = maximum, "TooManyReplicas"
+        reason = "the desired replica count is more than the maximum replica count"
+    if desired < minimum:
+        return minimum, "TooFewReplicas", "the desired replica count is less than the minimum replica count"
+    if desired > allowed_max:
+        return allowed_max, condition, reason
+    return desired, "DesiredWithinRange", "the desired count is within the acceptable range"
+
+
+class HorizontalController(QueueController):
+    def __init__(
+        self,
+        client: Client,
+        informers: SharedInformerFactory,
+        recorder: EventRecorder,
+        config: HPAControllerConfiguration | None = None,
+        workers: int = 5,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.name = "horizontalpodautoscaling"
+        self.client = client
+        self.recorder = recorder
+        self.config = config or HPAControllerConfiguration()
+        self.workers = workers
+        self.clock = clock
+        self.hpas = informers.for_resource(GROUP, VERSION, RESOURCE)
+        self.pods = informers.for_resource("", "v1", "pods")
+        self.informers = (self.hpas, self.pods)
+        self.queue: WorkQueue[str] = WorkQueue(self.name)
+        self.mapper = RESTMapper(client.discovery)
+        # per HPA: the recent recommendations (time, replicas), for the downscale stabilization window
+        self.recommendations: dict[str, list[tuple[float, int]]] = {}
+
+    def register_handlers(self) -> None:
+        self.hpas.add_event_handler(EventHandler(self._enqueue, self._update, self._delete))
+
+    def _enqueue(self, hpa: Object) -> None:
+        self.queue.add(object_key(hpa))
+
+    def _update(self, old: Object, new: Object) -> None:
+        if old.get("spec") != new.get("spec"):  # a status write of ours waits for the next period
+            self.queue.add(object_key(new))
+
+    def _delete(self, hpa: Object) -> None:
+        self.recommendations.pop(object_key(hpa), None)
+
+    async def sync_handler(self, key: str) -> None:
+        hpa = self.hpas.indexer.get(key)
+        if hpa is None:
+            self.recommendations.pop(key, None)
+            return
+        try:
+            await self.reconcile(key, hpa)
+        finally:
+            self.queue.add_after(key, self.config.sync_period)  # the resync: every HPA, every period
+
+    # ---- reconcile ----
+
+    async def reconcile(self, key: str, shared: Object) -> None:
+        """reconcileAutoscaler."""
+        hpa = _copy(shared)
+        original = _copy(shared.get("status") or {})
+        spec = hpa.get("spec") or {}
+        ref = spec.get("scaleTargetRef") or {}
+        reference = f"{ref.get('kind', '')}/{hpa['metadata'].get('namespace', '')}/{ref.get('name', '')}"
+        try:
+            scale, scales = await self._get_scale(hpa, ref)
+        except ReconcileError as err:
+            self.recorder.event(hpa, "Warning", "FailedGetScale", str(err))
+            set_condition(
+                hpa,
+                ABLE_TO_SCALE,
+                "False",
+                "FailedGetScale",
+                f"the HPA controller was unable to get the target's current scale: {err}",
+            )
+            await self._update_status_if_needed(original, hpa)
+            log.info("horizontalpodautoscaling: failed to query scale subresource for %s: %s", reference, err)
+            return
+        set_condition(
+            hpa,
+            ABLE_TO_SCALE,
+            "True",
+            "SucceededGetScale",
+            "the HPA controller was able to get the target's current scale",
+        )
+        current = int((scale.get("spec") or {}).get("replicas") or 0)
+        self._record_initial(key, current)
+        minimum = spec.get("minReplicas")
+        minimum = 1 if minimum is None else int(minimum)
+        maximum = int(spec.get("maxReplicas") or 0)
+        statuses: list[Object] = []
+        rescale, desired, reason = True, 0, ""
+        if current == 0 and minimum != 0:
+            rescale = False
+            set_condition(
+                hpa,
+                SCALING_ACTIVE,
+                "False",
+                "ScalingDisabled",
+                "scaling is disabled since the replica count of the target is zero",
+            )
+        elif current > maximum:
+            desired, reason = maximum, "Current number of replicas above Spec.MaxReplicas"
+        elif current < minimum:
+            desired, reason = minimum, "Current number of replicas below Spec.MinReplicas"
+        else:
+            proposal, metric, statuses, failure = await self._replicas_for_metrics(hpa, scale)
+            if proposal == -1:
+                self._set_status(
+                    hpa, current, (hpa.get("status") or {}).get("desiredReplicas", 0), statuses, False
+                )
+                await self._update_status_if_needed(original, hpa)
+                self.recorder.event(hpa, "Warning", "FailedComputeMetricsReplicas", failure)
+                return
+            desired = max(desired, proposal)
+            if desired > current:
+                reason = f"{metric} above target"
+            if desired < current:
+                reason = "All metrics below target"
+            desired = self._normalize(hpa, key, current, desired, minimum, maximum)
+            rescale = desired != current
+        if rescale:
+            if not await self._rescale(hpa, scales, scale, desired, reason, current, statuses, original):
+                return
+        else:
+            desired = current
+        self._set_status(hpa, current, desired, statuses, rescale)
+        await self._update_status_if_needed(original, hpa)
+
+    async def _get_scale(self, hpa: Object, ref: Object) -> tuple[Object, Any]:
+        """The target's scale and the client of its scale subresource; ReconcileError saying why not."""
+        api_version = ref.get("apiVersion") or ""
+        group, _, version = api_version.rpartition("/")
+        if api_version.count("/") > 1 or not version:
+            raise ReconcileError(f"unexpected GroupVersion string: {api_version}")
+        try:
+            mapping = await self.mapper.rest_mapping(GroupVersionKind(group, version, ref.get("kind") or ""))
+        except NoMatchError as err:
+            raise ReconcileError(str(err)) from None
+        gvr = mapping.resource
+        scales = self.client.resource(gvr.group, gvr.version, gvr.resource).namespace(
+            hpa["metadata"]["namespace"]
+        )
+        try:
+            return await scales.get(ref.get("name") or "", "scale"), scales
+        except errors.StatusError as err:
+            raise ReconcileError(err.message) from None
+
+    async def _rescale(
+        self,
+        hpa: Object,
+        scales: Any,
+        scale: Object,
+        desired: int,
+        reason: str,
+        current: int,
+        statuses: list[Object],
+        original: Object,
+    ) -> bool:
+        scale = {**scale, "spec": {**(scale.get("spec") or {}), "replicas": desired}}
+        try:
+            await scales.update(scale, "scale")
+        except errors.StatusError as err:
+            self.recorder.event(
+                hpa,
+                "Warning",
+                "FailedRescale",
+                f"New size: {desired}; reason: {reason}; error: {err.message}",
+            )
+            set_condition(
+                hpa,
+                ABLE_TO_SCALE,
+                "False",
+                "FailedUpdateScale",
+                f"the HPA controller was unable to update the target scale: {err.message}",
+            )
+            self._set_status(
+                hpa, current, (hpa.get("status") or {}).get("desiredReplicas", 0), statuses, False
+            )
+            await self._update_status_if_needed(original, hpa)
+            return False
+        set_condition(
+            hpa,
+            ABLE_TO_SCALE,
+            "True",
+            "SucceededRescale",
+            f"the HPA controller was able to update the target scale to {desired}",
+        )
+        self.recorder.event(hpa, "Normal", "SuccessfulRescale", f"New size: {desired}; reason: {reason}")
+        return True
+
+    # ---- metrics ----
+
+    async def _replicas_for_metrics(self, hpa: Object, scale: Object) -> tuple[int, str, list[Object], str]:
+        """computeReplicasForMetrics: the largest proposal, its metric, the metric statuses; -1 and the
+        error when every metric failed (or some did and the rest would scale down)."""
+        selector_text = (scale.get("status") or {}).get("selector") or ""
+        if not selector_text:
+            self.recorder.event(hpa, "Warning", "SelectorRequired", "selector is required")
+            set_condition(
+                hpa,
+                SCALING_ACTIVE,
+                "False",
+                "InvalidSelector",
+                "the HPA target's scale is missing a selector",
+            )
+            return -1, "", [], "selector is required"
+        try:
+            selector = parse_selector(selector_text)
+        except (SelectorParseError, ValueError) as err:
+            message = f"couldn't convert selector into a corresponding internal selector object: {err}"
+            self.recorder.event(hpa, "Warning", "InvalidSelector", message)
+            set_condition(hpa, SCALING_ACTIVE, "False", "InvalidSelector", message)
+            return -1, "", [], message
+        specs = (hpa.get("spec") or {}).get("metrics") or DEFAULT_METRICS
+        spec_replicas = int((scale.get("spec") or {}).get("replicas") or 0)
+        statuses: list[Object] = []
+        replicas, metric, invalid, first_error, first_condition = 0, "", 0, "", ("", "")
+        for spec in specs:
+            status: Object = {"type": ""}
+            statuses.append(status)
+            try:
+                proposal, name = await self._replicas_for_metric(hpa, spec, spec_replicas, selector, status)
+            except MetricsError as err:
+                source = spec.get("type", "")
+                what = (
+                    (spec.get(_source_field(source)) or {}).get("name")
+                    or ((spec.get(_source_field(source)) or {}).get("metric") or {}).get("name")
+                    or ""
+                )
+                wrapped = {
+                    "Resource": f"failed to get {what} resource metric value: {err}",
+                    "ContainerResource": f"failed to get {what} container metric value: {err}",
+                }.get(source, f"failed to get {source.lower()} metric value: {err}")
+                reason = FAILED_REASONS.get(source, "InvalidMetricSourceType")
+                self.recorder.event(hpa, "Warning", reason, str(err))
+                if not invalid:
+                    first_error = wrapped
+                    first_condition = (reason, f"the HPA was unable to compute the replica count: {err}")
+                invalid += 1
+                continue
+            if replicas == 0 or proposal > replicas:
+                replicas, metric = proposal, name
+        if invalid >= len(specs) or (invalid and replicas < spec_replicas):
+            set_condition(hpa, SCALING_ACTIVE, "False", *first_condition)
+            return (
+                -1,
+                "",
+                statuses,
+                (f"invalid metrics ({invalid} invalid out of {len(specs)}), first error is: {first_error}"),
+            )
+        set_condition(
+            hpa,
+            SCALING_ACTIVE,
+            "True",
+            "ValidMetricFound",
+            f"the HPA was able to successfully calculate a replica count from {metric}",
+        )
+        return replicas, metric, statuses, ""
+
+    async def _replicas_for_metric(
+        self, hpa: Object, spec: Object, current: int, selector: Any, status: Object
+    ) -> tuple[int, str]:
+        source = spec.get("type", "")
+        if source not in ("Resource", "ContainerResource"):
+            raise MetricsError(
+                f"unable to get metric of type {source}: no custom or external metrics API is served here"
+            )
+        body = spec.get(_source_field(source)) or {}
+        resource, container = body.get("name") or "", body.get("container") or ""
+        target = body.get("target") or {}
+        namespace = hpa["metadata"]["namespace"]
+        average = target.get("averageValue")
+        utilization = target.get("averageUtilization")
+        if average is None and utilization is None:
+            raise MetricsError(
+                "invalid resource metric source: neither an average utilization target nor an "
+                "average value (usage) target was set"
+            )
+        what = f"{resource} usage" if average is not None else f"{resource} utilization"
+        try:
+            metrics = await resource_metrics(self.client, resource, namespace, selector, container)
+            pods = [
+                p
+                for p in self.pods.indexer.list(namespace)
+                if selector.matches(p["metadata"].get("labels") or {})
+            ]
+            proposal = resource_replicas(
+                current,
+                None if average is not None else int(utilization),
+                _milli_of(average) if average is not None else None,
+                resource,
+                self.config.tolerance,
+                pods,
+                metrics,
+                container,
+            )
+        except MetricsError as err:
+            raise MetricsError(f"failed to get {what}: {err}") from None
+        current_value: Object = {"averageValue": milli_quantity(proposal.raw_average)}
+        if average is None:
+            current_value["averageUtilization"] = proposal.utilization
+        status.clear()
+        status.update(
+            {
+                "type": source,
+                _source_field(source): {
+                    "name": resource,
+                    "current": current_value,
+                    **({"container": container} if container else {}),
+                },
+            }
+        )
+        name = (
+            f"{resource} resource"
+            if average is not None
+            else f"{resource} resource utilization (percentage of request)"
+        )
+        if source == "ContainerResource":
+            name = f"{resource} container resource" + (
+                "" if average is not None else " utilization (percentage of request)"
+            )
+        return proposal.replicas, name
+
+    # ---- normalization and status ----
+
+    def _record_initial(self, key: str, current: int) -> None:
+        if key not in self.recommendations:
+            self.recommendations[key] = [(self.clock(), current)]
+
+    def _stabilize(self, key: str, proposal: int) -> int:
+        """stabilizeRecommendation: the highest recommendation of the downscale stabilization window."""
+        now = self.clock()
+        window = self.config.downscale_stabilization
+        recent = [(t, r) for t, r in self.recommendations.get(key, []) if now - t <= window]
+        recent.append((now, proposal))
+        self.recommendations[key] = recent[-1000:]
+        return max(r for _, r in recent)
+
+    def _normalize(
+        self, hpa: Object, key: str, current: int, desired: int, minimum: int, maximum: int
+    ) -> int:
+        """normalizeDesiredReplicas (spec.behavior's policies are not applied: the stabilization window
+        is)."""
+        stabilized = self._stabilize(key, desired)
+        if stabilized != desired:
+            set_condition(
+                hpa,
+                ABLE_TO_SCALE,
+                "True",
+                "ScaleDownStabilized",
+                "recent recommendations were higher than current one, applying the highest recent "
+                "recommendation",
+            )
+        else:
+            set_condition(
+                hpa, ABLE_TO_SCALE, "True", "ReadyForNewScale", "recommended size matches current size"
+            )
+        replicas, condition, reason = convert_desired_replicas_with_rules(
+            current, stabilized, minimum, maximum
+        )
+        set_condition(hpa, SCALING_LIMITED, "False" if replicas == stabilized else "True", condition, reason)
+        return replicas
+
+    def _set_status(
+        self, hpa: Object, current: int, desired: int, metrics: list[Object], rescaled: bool
+    ) -> None:
+        status = hpa.setdefault("status", {})
+        status["currentReplicas"] = current
+        status["desiredReplicas"] = desired
+        if metrics:
+            status["currentMetrics"] = metrics
+        else:
+            status.pop("currentMetrics", None)
+        if rescaled:
+            status["lastScaleTime"] = now_rfc3339()
+
+    async def _update_status_if_needed(self, original: Object, hpa: Object) -> None:
+        if original == (hpa.get("status") or {}):
+            return
+        api = self.client.resource(GROUP, VERSION, RESOURCE).namespace(hpa["metadata"]["namespace"])
+        try:
+            await api.update_status(hpa)
+        except errors.StatusError as err:
+            log.info(
+                "horizontalpodautoscaling: failed to update status for %s: %s",
+                hpa["metadata"].get("name"),
+                err.message,
+            )
+
+
+def _source_field(source: str) -> str:
+    return {
+        "Resource": "resource",
+        "ContainerResource": "containerResource",
+        "Pods": "pods",
+        "Object": "object",
+        "External": "external",
+    }.get(source, "resource")
+
+
+def _milli_of(value: Any) -> int:
+    try:
+        return parse(value).scaled(-3)
+    except QuantityError:
+        raise MetricsError(f"invalid average value {value!r}") from None
+
+
+def _copy(obj: Any) -> Any:
+    return copy.deepcopy(obj)

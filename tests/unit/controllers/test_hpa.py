@@ -1,0 +1,214 @@
+"""The horizontalpodautoscaling controller against a real server (in-process): a target below
+minReplicas or above maxReplicas is rescaled through its scale subresource even without metrics; within
+the range, with no metrics API served, ScalingActive is False with FailedGetResourceMetric and upstream's
+message, and the events say so; a missing target is FailedGetScale. The replica calculation itself
+(tolerance, missing and unready pods) is checked on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from inprocess import ControllerCluster, controller_cluster, eventually
+from kube_apiserver.apimachinery.labels import parse_selector
+from kube_apiserver.controllers.podautoscaler import HorizontalController
+from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
+from kube_apiserver.controllers.podautoscaler.horizontal import convert_desired_replicas_with_rules
+from kube_apiserver.controllers.podautoscaler.replicas import MetricsError, resource_replicas
+
+NS = "default"
+NO_METRICS = (
+    "failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from "
+    "resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"
+)
+
+
+@contextlib.asynccontextmanager
+async def autoscaler(tmp_path: Path) -> AsyncIterator:
+    config = HPAControllerConfiguration(sync_period=0.2)
+
+    def controllers(c: ControllerCluster) -> list:
+        return [HorizontalController(c.client, c.informers, c.recorder("horizontal-pod-autoscaler"), config)]
+
+    async with controller_cluster(str(tmp_path), controllers) as c:
+        yield c.client
+
+
+def _deployment(name: str, replicas: int) -> dict:
+    labels = {"app": name}
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+    }
+
+
+def _hpa(name: str, target: str, minimum: int, maximum: int) -> dict:
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
+            "minReplicas": minimum,
+            "maxReplicas": maximum,
+            "metrics": [
+                {
+                    "type": "Resource",
+                    "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}},
+                }
+            ],
+        },
+    }
+
+
+def _api(client, group: str, version: str, resource: str):  # noqa: ANN001, ANN202
+    return client.resource(group, version, resource).namespace(NS)
+
+
+def _conditions(hpa: dict) -> dict[str, dict]:
+    return {c["type"]: c for c in (hpa.get("status") or {}).get("conditions") or ()}
+
+
+async def _events(client, name: str) -> dict[str, str]:  # noqa: ANN001
+    events = (await _api(client, "", "v1", "events").list())["items"]
+    return {e["reason"]: e["message"] for e in events if e["involvedObject"]["name"] == name}
+
+
+async def event_message(client, name: str, reason: str) -> str:  # noqa: ANN001
+    """The message of the HPA's event of that reason, once it was written (the recorder writes late)."""
+
+    async def written() -> str:
+        return (await _events(client, name)).get(reason, "")
+
+    return await eventually(written)
+
+
+def test_replicas_are_brought_within_the_range_without_metrics(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with autoscaler(tmp_path) as client:
+            deployments = _api(client, "apps", "v1", "deployments")
+            hpas = _api(client, "autoscaling", "v2", "horizontalpodautoscalers")
+            await deployments.create(_deployment("low", 1))
+            await deployments.create(_deployment("high", 9))
+            await hpas.create(_hpa("low", "low", 2, 5))
+            await hpas.create(_hpa("high", "high", 1, 4))
+
+            async def replicas(name: str, wanted: int) -> bool:
+                return (await deployments.get(name))["spec"]["replicas"] == wanted
+
+            await eventually(lambda: replicas("low", 2))
+            await eventually(lambda: replicas("high", 4))
+            assert (
+                await event_message(client, "low", "SuccessfulRescale")
+                == "New size: 2; reason: Current number of replicas below Spec.MinReplicas"
+            )
+            assert await event_message(client, "high", "SuccessfulRescale") == (
+                "New size: 4; reason: Current number of replicas above Spec.MaxReplicas"
+            )
+
+            async def no_metrics() -> dict | None:
+                hpa = await hpas.get("low")
+                active = _conditions(hpa).get("ScalingActive")
+                return hpa if active and active["status"] == "False" else None
+
+            hpa = await eventually(no_metrics)
+            conditions = _conditions(hpa)
+            assert conditions["AbleToScale"]["status"] == "True"
+            assert conditions["AbleToScale"]["reason"] == "SucceededGetScale"
+            assert (
+                conditions["AbleToScale"]["message"]
+                == "the HPA controller was able to get the target's current scale"
+            )
+            assert conditions["ScalingActive"]["reason"] == "FailedGetResourceMetric"
+            assert (
+                conditions["ScalingActive"]["message"]
+                == f"the HPA was unable to compute the replica count: {NO_METRICS}"
+            )
+            assert hpa["status"]["currentReplicas"] == 2 and hpa["status"]["desiredReplicas"] == 2
+            assert hpa["status"]["lastScaleTime"]
+            assert await event_message(client, "low", "FailedGetResourceMetric") == NO_METRICS
+            assert await event_message(client, "low", "FailedComputeMetricsReplicas") == (
+                f"invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: {NO_METRICS}"
+            )
+
+    asyncio.run(main())
+
+
+def test_a_missing_target_is_failed_get_scale(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with autoscaler(tmp_path) as client:
+            hpas = _api(client, "autoscaling", "v2", "horizontalpodautoscalers")
+            await hpas.create(_hpa("lost", "nope", 1, 3))
+
+            async def able() -> dict | None:
+                return _conditions(await hpas.get("lost")).get("AbleToScale")
+
+            condition = await eventually(able)
+            assert condition["status"] == "False" and condition["reason"] == "FailedGetScale"
+            assert condition["message"] == (
+                "the HPA controller was unable to get the target's current scale: "
+                'deployments.apps "nope" not found'
+            )
+            assert (
+                await event_message(client, "lost", "FailedGetScale") == 'deployments.apps "nope" not found'
+            )
+
+    asyncio.run(main())
+
+
+def _pod(name: str, cpu_request: str = "100m", ready: bool = True, phase: str = "Running") -> dict:
+    return {
+        "metadata": {"name": name, "labels": {"app": "x"}},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu_request}}}]},
+        "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+    }
+
+
+def test_replica_calculation() -> None:
+    pods = [_pod("a"), _pod("b")]
+    # 100% of request against a 50% target: twice the pods
+    assert resource_replicas(2, 50, None, "cpu", 0.1, pods, {"a": 100, "b": 100}).replicas == 4
+    # within the tolerance: unchanged
+    assert resource_replicas(2, 50, None, "cpu", 0.1, pods, {"a": 54, "b": 54}).replicas == 2
+    # 25% against 50%: half
+    proposal = resource_replicas(4, 50, None, "cpu", 0.1, pods, {"a": 25, "b": 25})
+    assert (proposal.replicas, proposal.utilization, proposal.raw_average) == (1, 25, 25)
+    # a pod without metrics while scaling up counts as idle: 200m of 300m is 66%, / 50% x 3 pods = 4 (not 6)
+    three = [*pods, _pod("c")]
+    assert resource_replicas(3, 50, None, "cpu", 0.1, three, {"a": 100, "b": 100}).replicas == 4
+    # an unready pod while scaling up counts as idle too
+    unready = [*pods, _pod("c", ready=False)]
+    assert resource_replicas(3, 50, None, "cpu", 0.1, unready, {"a": 100, "b": 100, "c": 100}).replicas == 4
+    # an average value target: 300m average against 100m: three times as many
+    assert resource_replicas(2, None, 100, "cpu", 0.1, pods, {"a": 300, "b": 300}).replicas == 6
+    with pytest.raises(MetricsError, match="missing request for cpu in container c of Pod a"):
+        pod = _pod("a")
+        del pod["spec"]["containers"][0]["resources"]
+        resource_replicas(2, 50, None, "cpu", 0.1, [pod], {"a": 1})
+    with pytest.raises(MetricsError, match="no pods returned by selector while calculating replica count"):
+        resource_replicas(2, 50, None, "cpu", 0.1, [], {})
+    assert str(parse_selector("app=x")) == "app=x"
+
+
+def test_limits() -> None:
+    assert convert_desired_replicas_with_rules(2, 1, 3, 10) == (
+        3,
+        "TooFewReplicas",
+        "the desired replica count is less than the minimum replica count",
+    )
+    assert convert_desired_replicas_with_rules(3, 9, 1, 5) == (
+        5,
+        "TooManyReplicas",
+        "the desired replica count is more than the maximum replica count",
+    )
+    assert convert_desired_replicas_with_rules(2, 9, 1, 20)[:2] == (4, "ScaleUpLimit")
+    assert convert_desired_replicas_with_rules(2, 3, 1, 5)[1] == "DesiredWithinRange"
