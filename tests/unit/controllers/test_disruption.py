@@ -107,6 +107,14 @@ def test_max_unavailable_from_the_controllers_scale_and_evictions_spend_it(tmp_p
             spent = await asyncio.wait_for(_first_status_write(watch), 15)
             assert spent["disruptionsAllowed"] == 0 and "web-0" in spent["disruptedPods"]
             await watch.stop()
+            evicted = await _api(client, "", "pods").get("web-0")
+            assert evicted["metadata"]["deletionTimestamp"]
+            [target] = [c for c in evicted["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+            assert (target["status"], target["reason"], target["message"]) == (
+                "True",
+                "EvictionByEvictionAPI",
+                "Eviction API: evicting",
+            )
 
             # web-0 is being deleted: the controller drops its disruptedPods entry and counts 2 healthy.
             status = await eventually(lambda: _status(client, currentHealthy=2, disruptedPods=0))
@@ -151,6 +159,9 @@ def test_min_available_percent_and_unhealthy_pod_eviction_policy(tmp_path: Path)
                 await _evict(client, "web-0")
             assert refused.value.code == 429
             await _evict(client, "sick")  # not ready: AlwaysAllow lets it go without a disruption spent
+            sick = await _api(client, "", "pods").get("sick")
+            assert sick["metadata"]["deletionTimestamp"]
+            assert any(c["type"] == "DisruptionTarget" for c in sick["status"]["conditions"])
 
     asyncio.run(main())
 

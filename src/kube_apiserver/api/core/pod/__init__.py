@@ -21,11 +21,12 @@ from .table import TABLE
 def new_rest(storage: StorageFactory) -> dict[str, Any]:
     store = Store(INFO, PodStrategy(INFO), storage, "/registry/pods", TABLE, return_deleted_object=True)
     nodes = Store(NODES, Strategy(NODES), storage, NODES_KEY)  # where the kubelets are (read only)
+    status = status_rest(store)
     routes: dict[str, Any] = {
         "pods": store,
-        "pods/status": status_rest(store),
+        "pods/status": status,
         "pods/binding": BindingREST(store, "binding"),
-        "pods/eviction": EvictionREST(store, storage),
+        "pods/eviction": EvictionREST(store, storage, status),
         "pods/ephemeralcontainers": ephemeral_containers_rest(store),
         "pods/resize": resize_rest(store),
         "pods/log": LogREST(store, nodes),
