@@ -17,6 +17,7 @@ from ..client.rest import Client
 from ..kubelet.config import NodesConfiguration
 from ..kubelet.simulator import NodeSimulator
 from ..scheduler import Scheduler
+from .certificates.approver import CSRApprovingController
 from .certificates.cleaner import CSRCleanerController
 from .certificates.signer import CSRSigningConfiguration, CSRSigningController, load_authorities
 from .clusterroleaggregation import ClusterRoleAggregationController
@@ -56,7 +57,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
 OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
 OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
-OPT_IN_CONTROLLERS += ("csrsigning", "csrcleaner", "horizontalpodautoscaling")
+OPT_IN_CONTROLLERS += ("csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
 OPT_IN_CONTROLLERS += ("nodelifecycle", "taint-eviction-controller", "node-simulator")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
@@ -262,6 +263,9 @@ class ControllerManager:
                                                 self.csr_signing.cluster_signing_duration))
             else:
                 log.info("Skipping CSR signer controller because no csr cert/key was specified")
+        if enabled(self.names, "csrapproving"):
+            informers, _ = self._shared()
+            new.append(CSRApprovingController(self.loopback, informers))
         if enabled(self.names, "csrcleaner"):
             informers, _ = self._shared()
             csrs = informers.for_resource("certificates.k8s.io", "v1", "certificatesigningrequests")

@@ -277,7 +277,7 @@ def _organizations(request: x509.CertificateSigningRequest) -> list[str]:
     return [str(a.value) for a in request.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
 
 
-def _common_name(request: x509.CertificateSigningRequest) -> str:
+def common_name(request: x509.CertificateSigningRequest) -> str:
     names = request.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     return str(names[0].value) if names else ""
 
@@ -308,7 +308,7 @@ def validate_kubelet_serving(request: x509.CertificateSigningRequest, usages: se
         return "URI subjectAltNames are not allowed"
     if usages not in KUBELET_SERVING_USAGES:
         return f"usages did not match {_usages_list(KUBELET_SERVING_USAGES[0])}"
-    if not _common_name(request).startswith("system:node:"):
+    if not common_name(request).startswith("system:node:"):
         return "subject common name does not begin with system:node:"
     return None
 
@@ -325,7 +325,7 @@ def validate_kubelet_client(request: x509.CertificateSigningRequest, usages: set
     ):
         if _sans_of(request, kind):
             return f"{what} subjectAltNames are not allowed"
-    if not _common_name(request).startswith("system:node:"):
+    if not common_name(request).startswith("system:node:"):
         return "subject common name does not begin with system:node:"
     if usages not in KUBELET_CLIENT_USAGES:
         return f"usages did not match {_usages_list(KUBELET_CLIENT_USAGES[0])}"
