@@ -3,7 +3,10 @@ the pods/eviction subresource spends: how many of its pods are healthy (Ready, n
 just evicted), how many must be (minAvailable, or the scale less maxUnavailable; a percentage of the
 scale of the pods' controllers), how many disruptions that allows, the DisruptionAllowed condition, and
 the disruptedPods entries the eviction made, dropped once the pod is gone or DELETION_TIMEOUT passed.
-A budget it cannot compute gets disruptionsAllowed 0 and the condition's SyncFailed reason."""
+A budget it cannot compute gets disruptionsAllowed 0 and the condition's SyncFailed reason.
+
+A pod whose DisruptionTarget condition (an eviction's) is older than STALE_POD_DISRUPTION_TIMEOUT while the
+pod is neither being deleted nor terminal had its deletion fail: the condition is set back to False."""
 
 from __future__ import annotations
 
@@ -17,9 +20,9 @@ from ..apimachinery import errors
 from ..apimachinery.labels import SelectorParseError, selector_from_label_selector
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import NORMAL, WARNING, EventRecorder
-from ..client.rest import Client
-from ..client.workqueue import WorkQueue
-from .controller_utils import controller_of, is_pod_ready, parse_time
+from ..client.rest import STRATEGIC_MERGE_PATCH, Client
+from ..client.workqueue import WorkQueue, run_worker
+from .controller_utils import controller_of, is_pod_ready, parse_time, pod_condition, pod_phase
 from .deployment.util import scaled_value_from_int_or_percent
 from .queue_controller import QueueController
 
@@ -27,6 +30,8 @@ log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
 COMPONENT = "controllermanager"
 DELETION_TIMEOUT = 2 * 60.0  # how long an evicted pod counts as disrupted before it must be gone
+STALE_POD_DISRUPTION_TIMEOUT = 2 * 60.0
+DISRUPTION_TARGET = "DisruptionTarget"
 DISRUPTION_ALLOWED = "DisruptionAllowed"
 SUFFICIENT_PODS = "SufficientPods"
 INSUFFICIENT_PODS = "InsufficientPods"
@@ -75,6 +80,7 @@ class DisruptionController(QueueController):
         self.deployments = informers.for_resource("apps", "v1", "deployments")
         self.stateful_sets = informers.for_resource("apps", "v1", "statefulsets")
         self.queue: WorkQueue[str] = WorkQueue(self.name)
+        self.stale_queue: WorkQueue[str] = WorkQueue("stale_pod_disruption")
         self.informers = (
             self.budgets,
             self.pods,
@@ -83,6 +89,13 @@ class DisruptionController(QueueController):
             self.deployments,
             self.stateful_sets,
         )
+
+    def worker_syncs(self) -> list[Any]:
+        return [*super().worker_syncs(), self._stale_pod_disruption_worker]
+
+    async def stop(self) -> None:
+        self.stale_queue.shut_down()
+        await super().stop()
 
     def register_handlers(self) -> None:
         self.budgets.add_event_handler(
@@ -98,7 +111,10 @@ class DisruptionController(QueueController):
         self.queue.add(object_key(pdb))
 
     def _pod_changed(self, pod: Object) -> None:
-        """getPdbForPod: the (first) budget selecting the pod."""
+        """getPdbForPod: the (first) budget selecting the pod; and a stale DisruptionTarget's cleanup."""
+        wait = self._stale_disruption_wait(pod)
+        if wait is not None:
+            self.stale_queue.add_after(object_key(pod), wait)
         labels = pod["metadata"].get("labels") or {}
         for pdb in self.budgets.indexer.list(pod["metadata"].get("namespace", "")):
             try:
@@ -108,6 +124,56 @@ class DisruptionController(QueueController):
             if selector.matches(labels):
                 self.queue.add(object_key(pdb))
                 return
+
+    # ---- stale DisruptionTarget conditions ----
+
+    def _stale_disruption_wait(self, pod: Object) -> float | None:
+        """nonTerminatingPodHasStaleDisruptionCondition: how long until the pod's DisruptionTarget condition
+        is stale (None: it has none to clean up; a kubelet's never goes stale)."""
+        if pod["metadata"].get("deletionTimestamp") or pod_phase(pod) in ("Succeeded", "Failed"):
+            return None
+        condition = pod_condition(pod, DISRUPTION_TARGET)
+        if (
+            condition is None
+            or condition.get("status") != "True"
+            or condition.get("reason") == "TerminationByKubelet"
+        ):
+            return None
+        since = parse_time(condition.get("lastTransitionTime"))
+        age = self.clock() - since if since is not None else STALE_POD_DISRUPTION_TIMEOUT
+        return max(0.0, STALE_POD_DISRUPTION_TIMEOUT - age)
+
+    async def _stale_pod_disruption_worker(self) -> None:
+        await run_worker(self.stale_queue, self._sync_stale_pod_disruption, "disruption stale pod disruption")
+
+    async def _sync_stale_pod_disruption(self, key: str) -> None:
+        pod = self.pods.indexer.get(key)
+        if pod is None:
+            return
+        wait = self._stale_disruption_wait(pod)
+        if wait is None:
+            return
+        if wait > 0:
+            self.stale_queue.add_after(key, wait)
+            return
+        patch = {
+            "metadata": {"resourceVersion": pod["metadata"].get("resourceVersion")},
+            "status": {
+                "conditions": [
+                    {
+                        "type": DISRUPTION_TARGET,
+                        "status": "False",
+                        "lastTransitionTime": _rfc3339(self.clock()),
+                    }
+                ]
+            },
+        }
+        api = self.client.resource("", "v1", "pods").namespace(pod["metadata"].get("namespace", ""))
+        try:
+            await api.patch(pod["metadata"]["name"], patch, STRATEGIC_MERGE_PATCH, "status")
+        except errors.StatusError as err:
+            if err.code != 404:
+                raise
 
     # ---- sync ----
 

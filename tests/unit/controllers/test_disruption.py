@@ -201,3 +201,31 @@ def test_an_empty_selector_covers_every_pod_of_the_namespace(tmp_path: Path) -> 
             assert refused.value.code == 429
 
     asyncio.run(main())
+
+
+def test_a_stale_disruption_target_condition_is_reset(tmp_path: Path) -> None:
+    """An evicted pod whose deletion never came (its DisruptionTarget condition over two minutes old)."""
+
+    async def main() -> None:
+        async with controller(tmp_path) as client:
+            pod = await _pod(client, "stuck", None)
+            pod["status"]["conditions"].append(
+                {
+                    "type": "DisruptionTarget",
+                    "status": "True",
+                    "reason": "EvictionByEvictionAPI",
+                    "message": "Eviction API: evicting",
+                    "lastTransitionTime": "2020-01-01T00:00:00Z",
+                }
+            )
+            await _api(client, "", "pods").update_status(pod)
+
+            async def reset() -> dict | None:
+                current = await _api(client, "", "pods").get("stuck")
+                [target] = [c for c in current["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+                return target if target["status"] == "False" else None
+
+            target = await eventually(reset)
+            assert target["lastTransitionTime"] != "2020-01-01T00:00:00Z"
+
+    asyncio.run(main())
