@@ -21,6 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.labels import (
+    Selector,
+    SelectorParseError,
+    selector_from_label_selector,
+    selector_from_set,
+)
 from ..apimachinery.meta import now_rfc3339
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.rest import STRATEGIC_MERGE_PATCH, Client
@@ -30,6 +36,7 @@ from .framework.interface import Plugin
 from .framework.nodeinfo import NodeInfo
 from .framework.plugins import default_plugins
 from .framework.plugins.interpod_affinity import InterPodAffinity
+from .framework.plugins.pod_topology_spread import PodTopologySpread
 from .framework.runtime import FitError, Framework
 from .queue import FLUSH_BACKOFF_EVERY, FLUSH_UNSCHEDULABLE_EVERY, QueuedPodInfo, SchedulingQueue
 
@@ -88,7 +95,14 @@ class Scheduler:
         self.pods = informers.for_resource("", "v1", "pods")
         self.nodes = informers.for_resource("", "v1", "nodes")
         self.namespaces = informers.for_resource("", "v1", "namespaces")
-        self.informers = (self.pods, self.nodes, self.namespaces)
+        # What the default topology spread selects a pod's siblings by (DefaultSelector's listers).
+        self.services = informers.for_resource("", "v1", "services")
+        self.controllers = {
+            ("v1", "ReplicationController"): informers.for_resource("", "v1", "replicationcontrollers"),
+            ("apps/v1", "ReplicaSet"): informers.for_resource("apps", "v1", "replicasets"),
+            ("apps/v1", "StatefulSet"): informers.for_resource("apps", "v1", "statefulsets"),
+        }
+        self.informers = (self.pods, self.nodes, self.namespaces, self.services, *self.controllers.values())
         self.cache = Cache(clock)
         self.queue = SchedulingQueue(clock)
         self.framework = Framework(plugins if plugins is not None else self._default_plugins())
@@ -99,11 +113,39 @@ class Scheduler:
         self._bindings: set[asyncio.Task[None]] = set()
 
     def _default_plugins(self) -> list[Plugin]:
-        plugins = default_plugins()
-        return [
-            InterPodAffinity(self._namespace_labels) if isinstance(p, InterPodAffinity) else p
-            for p in plugins
-        ]
+        """The default profile, with the plugins that look things up given the informers."""
+        with_listers = {
+            InterPodAffinity: lambda: InterPodAffinity(self._namespace_labels),
+            PodTopologySpread: lambda: PodTopologySpread(self.default_selector),
+        }
+        return [with_listers[type(p)]() if type(p) in with_listers else p for p in default_plugins()]
+
+    def default_selector(self, pod: Object) -> Selector | None:
+        """helper.DefaultSelector: the selectors of the Services selecting the pod merged, and its
+        controller's (ReplicationController, ReplicaSet, StatefulSet) added."""
+        meta = pod.get("metadata") or {}
+        namespace, labels = meta.get("namespace") or "", meta.get("labels") or {}
+        merged: dict[str, str] = {}
+        for service in self.services.indexer.list(namespace):
+            wanted = (service.get("spec") or {}).get("selector")
+            if isinstance(wanted, dict) and wanted and selector_from_set(wanted).matches(labels):
+                merged.update(wanted)
+        selector = selector_from_set(merged)
+        owner = next(
+            (r for r in meta.get("ownerReferences") or [] if isinstance(r, dict) and r.get("controller")),
+            None,
+        )
+        informer = self.controllers.get((owner.get("apiVersion"), owner.get("kind"))) if owner else None
+        found = informer.indexer.get_by_name(namespace, owner.get("name", "")) if informer and owner else None
+        if found is None:
+            return selector
+        wanted = (found.get("spec") or {}).get("selector")
+        if owner and owner.get("kind") == "ReplicationController":
+            return selector_from_set({**merged, **wanted}) if isinstance(wanted, dict) else selector
+        try:
+            return selector.add(*selector_from_label_selector(wanted).requirements())
+        except (SelectorParseError, AttributeError, TypeError, ValueError):
+            return selector
 
     def _namespace_labels(self, namespace: str) -> dict[str, str] | None:
         found = self.namespaces.indexer.get(namespace)

@@ -174,3 +174,51 @@ def test_a_plugin_error_is_a_scheduler_error_on_the_pod_and_the_loop_goes_on(tmp
             assert "running Filter plugin 'NodeName'" in cond["message"]
 
     asyncio.run(main())
+
+
+def test_a_replicasets_pods_are_spread_over_the_nodes(tmp_path: Path) -> None:
+    """The default topology spread (hostname, maxSkew 3, over the ReplicaSet's selector) breaks what
+    would be ties on big nodes: 6 pods go 2, 2 and 2."""
+
+    async def main() -> None:
+        async with scheduling(tmp_path) as client:
+            for name in ("n1", "n2", "n3"):
+                await _create_node(client, node(name, cpu="64", memory="256Gi"))
+            rs = (
+                await client.resource("apps", "v1", "replicasets")
+                .namespace(NS)
+                .create(
+                    {
+                        "metadata": {"name": "web"},
+                        "spec": {
+                            "replicas": 0,
+                            "selector": {"matchLabels": {"app": "web"}},
+                            "template": {
+                                "metadata": {"labels": {"app": "web"}},
+                                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+                            },
+                        },
+                    }
+                )
+            )
+            owner = {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": "web",
+                "uid": rs["metadata"]["uid"],
+                "controller": True,
+            }
+            for i in range(6):
+                p = _new_pod(f"web-{i}", labels={"app": "web"})
+                p["metadata"]["ownerReferences"] = [owner]
+                await _pods(client).create(p)
+
+            async def placements() -> list[str]:
+                items = (await _pods(client).list())["items"]
+                hosts = [p["spec"].get("nodeName") for p in items]
+                return hosts if all(hosts) else []
+
+            hosts = await eventually(placements)
+            assert sorted(hosts.count(n) for n in ("n1", "n2", "n3")) == [2, 2, 2]
+
+    asyncio.run(main())

@@ -323,3 +323,39 @@ def test_a_plugin_that_raises_fails_the_pod_not_the_framework() -> None:
         assert "boom" in str(err)
     else:
         raise AssertionError("no error")
+
+
+def test_pod_topology_spread_scores_fewer_matching_pods_higher() -> None:
+    web = {"app": "web"}
+    a = node_info(
+        node("a", labels={"zone": "z1"}),
+        pod("w1", labels=web, node_name="a"),
+        pod("w2", labels=web, node_name="a"),
+    )
+    b = node_info(node("b", labels={"zone": "z1"}), pod("w3", labels=web, node_name="b"))
+    c = node_info(node("c", labels={"zone": "z2"}))
+    soft = [
+        {
+            "maxSkew": 1,
+            "topologyKey": "zone",
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": web},
+        }
+    ]
+    p = pod("p", labels=web, topologySpreadConstraints=soft)
+    # z1 holds 3 matching pods, z2 none: weight log(2+2) each; scores 3*1.386=4 and 0; normalized (4+0-s)*100/4
+    assert scores(PodTopologySpread(), p, [a, b, c]) == {"a": 0, "b": 0, "c": 100}
+
+
+def test_pod_topology_spread_system_defaults_spread_a_controllers_pods_by_hostname() -> None:
+    from kube_apiserver.apimachinery.labels import selector_from_set
+
+    web = {"app": "web"}
+    a = node_info(node("a"), pod("w1", labels=web, node_name="a"), pod("w2", labels=web, node_name="a"))
+    b = node_info(node("b"), pod("w3", labels=web, node_name="b"))
+    c = node_info(node("c"))
+    plugin = PodTopologySpread(lambda _: selector_from_set(web))
+    got = scores(plugin, pod("p", labels=web), [a, b, c])
+    assert got["c"] > got["b"] > got["a"]
+    no_owner = PodTopologySpread()  # no Service nor controller selects it: no default constraints
+    assert no_owner.pre_score(CycleState(), pod("p", labels=web), [a, b, c]).code == Code.SKIP

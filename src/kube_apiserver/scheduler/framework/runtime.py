@@ -11,7 +11,7 @@ from typing import Any
 
 from .interface import Plugin
 from .nodeinfo import NodeInfo
-from .types import Code, CycleState, Status
+from .types import ALL_NODES, Code, CycleState, Status
 
 log = logging.getLogger("kube_apiserver.scheduler")
 Object = dict[str, Any]
@@ -83,6 +83,7 @@ class Framework:
         """The feasible nodes (at most `limit`) and how many nodes were looked at; FitError (or an Error
         status as RuntimeError) when none."""
         state = CycleState()
+        state.data[ALL_NODES] = nodes  # what scoring counts pods on, beyond the feasible nodes
         active: list[Plugin] = []
         diagnosis = Diagnosis()
         for plugin in self.plugins:

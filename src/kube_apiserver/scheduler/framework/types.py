@@ -9,6 +9,7 @@ from typing import Any
 
 Object = dict[str, Any]
 MAX_NODE_SCORE = 100
+ALL_NODES = "AllNodes"  # CycleState key: every node of the cycle, not only the feasible ones
 
 
 class Code(IntEnum):
