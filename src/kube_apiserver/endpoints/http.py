@@ -136,6 +136,17 @@ class StreamingResponse(Response):
         self.chunks = chunks
 
 
+class UpgradeResponse(Response):
+    """A 101 Switching Protocols answer (an exec's websocket): after its head the connection carries
+    `frames`, written as they come, then it is closed; no HTTP follows on it."""
+
+    __slots__ = ("frames",)
+
+    def __init__(self, headers: list[tuple[str, str]], frames: AsyncIterator[bytes]):
+        super().__init__(101, b"", "", headers)
+        self.frames = frames
+
+
 Handler = Callable[[Request], Awaitable[Response]]
 
 

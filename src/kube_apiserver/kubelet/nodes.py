@@ -10,10 +10,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import version
+from ..api.core.kubelet import is_simulated
 from .config import SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_VALUE
 from .pods import rfc3339
 
 Object = dict[str, Any]
+__all__ = ["is_simulated"]  # the simulator imports it from here
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 NAME_PREFIX = "sim-node-"
 KUBELET_PORT = 10250
@@ -29,11 +31,6 @@ HEALTHY_CONDITIONS = (
 
 def node_name(index: int) -> str:
     return f"{NAME_PREFIX}{index}"
-
-
-def is_simulated(node: Object | None) -> bool:
-    annotations = ((node or {}).get("metadata") or {}).get("annotations") or {}
-    return annotations.get(SIMULATED_NODE_ANNOTATION) == SIMULATED_NODE_VALUE
 
 
 def node_index(name: str) -> int:

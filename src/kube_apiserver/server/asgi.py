@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from ..endpoints.http import Handler, Request, Response, StreamingResponse
+from ..endpoints.http import Handler, Request, Response, StreamingResponse, UpgradeResponse
 
 Scope = dict[str, Any]
 
@@ -59,6 +59,9 @@ class ASGIApp:
 
     async def _answer(self, req: Request, scope: Scope, receive: Any, send: Any) -> None:
         resp = await self.handler(req)
+        if isinstance(resp, UpgradeResponse):
+            await self._upgrade(resp, scope, send)
+            return
         if isinstance(resp, StreamingResponse):
             await self._stream(req, resp, scope, receive, send)
             return
@@ -68,6 +71,30 @@ class ASGIApp:
             extra.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": resp.status, "headers": _raw_headers(resp, extra)})
         await send({"type": "http.response.body", "body": body})
+
+    @staticmethod
+    async def _upgrade(resp: UpgradeResponse, scope: Scope, send: Any) -> None:
+        """The 101 head and the frames go straight to the transport (ASGI's http type cannot switch
+        protocols); the connection is closed after them. Without a transport (no socket), a 400."""
+        connection = (scope.get("extensions") or {}).get("kube.connection")
+        transport = getattr(connection, "transport", None)
+        cycle = getattr(connection, "cycle", None)
+        if transport is None or cycle is None:
+            body = b"unable to upgrade: this connection cannot switch protocols"
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        cycle.response_started = cycle.response_complete = True  # uvicorn writes nothing more on it
+        head = "".join(f"{name}: {value}\r\n" for name, value in resp.headers)
+        transport.write(f"HTTP/1.1 101 Switching Protocols\r\n{head}\r\n".encode("latin-1"))
+        try:
+            async for frame in resp.frames:
+                if transport.is_closing():
+                    break
+                transport.write(frame)
+        finally:
+            transport.close()
 
     @staticmethod
     async def _stream(req: Request, resp: StreamingResponse, scope: Scope, receive: Any, send: Any) -> None:

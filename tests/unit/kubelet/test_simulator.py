@@ -246,3 +246,25 @@ def test_a_node_annotated_for_kwok_is_adopted(tmp_path: Path) -> None:
             await eventually(lambda: _ready_node(client, "kwok-0"))
 
     asyncio.run(main())
+
+
+def test_logs_and_exec_of_a_simulated_pod(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with simulated(tmp_path) as client:
+            await eventually(lambda: _ready_node(client, "sim-node-0"))
+            await _pods(client).create(_pod("web"))
+            path = _pods(client).path("web", "log")
+            logs = await client.transport.round_trip("GET", path, accept="*/*")
+            assert (logs.status, logs.body) == (
+                200,
+                b"simulated container c of pod default/web on node sim-node-0: no real process runs\n",
+            )
+            tail = await client.transport.round_trip("GET", path, [("tailLines", "0")], accept="*/*")
+            assert (tail.status, tail.body) == (200, b"")
+            # exec speaks websockets only; the loopback request is no upgrade
+            path = _pods(client).path("web", "exec")
+            refused = await client.transport.round_trip("POST", path, [("command", "ls")], accept="*/*")
+            assert refused.status == 400
+            assert b"answers exec over websockets only" in refused.body
+
+    asyncio.run(main())

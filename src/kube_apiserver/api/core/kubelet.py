@@ -41,3 +41,38 @@ def unreachable(node: Object) -> errors.StatusError:
     name = (node.get("metadata") or {}).get("name", "")
     return errors.service_unavailable(f"error trying to reach service: this API server does not connect to "
                                       f"kubelets (node {name}, kubelet {kubelet_endpoint(node)})")
+
+
+# ---- simulated nodes (kwok's annotation; the node-simulator runs them): their kubelet answers here ----
+
+SIMULATED_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+SIMULATED_NODE_VALUE = "fake"
+
+
+def is_simulated(node: Object | None) -> bool:
+    annotations = ((node or {}).get("metadata") or {}).get("annotations") or {}
+    return annotations.get(SIMULATED_NODE_ANNOTATION) == SIMULATED_NODE_VALUE
+
+
+def _where(pod: Object, container: str) -> str:
+    meta = pod.get("metadata") or {}
+    node = (pod.get("spec") or {}).get("nodeName", "")
+    return f"container {container} of pod {meta.get('namespace', '')}/{meta.get('name', '')} on node {node}"
+
+
+def simulated_log(pod: Object, container: str, options: dict[str, list[str]]) -> bytes:
+    """A simulated container's log: one line saying so (tailLines=0 and limitBytes are honoured; with
+    timestamps, the container's start time leads it)."""
+    if (options.get("tailLines") or [""])[0] == "0":
+        return b""
+    line = f"simulated {_where(pod, container)}: no real process runs\n"
+    if (options.get("timestamps") or [""])[0] == "true":
+        line = f"{(pod.get('status') or {}).get('startTime') or ''} {line}"
+    body = line.encode()
+    limit = (options.get("limitBytes") or [""])[0]
+    return body[: int(limit)] if limit.isdigit() and int(limit) > 0 else body
+
+
+def simulated_exec_output(pod: Object, container: str, command: list[str]) -> bytes:
+    return (f"simulated {_where(pod, container)}: no real process runs; "
+            f"the command {' '.join(command)!r} was not run\n").encode()

@@ -2,16 +2,17 @@
 the pod's IP directly. This server has no kubelets (DESIGN.md non-goals): they answer as kube-apiserver
 does when it cannot reach one. An unscheduled pod has no host (400; its log is empty, as LogLocation gives
 no location); a scheduled pod's node is looked up as GetConnectionInfo does (404 for an unknown node),
-then its kubelet cannot be reached (kubelet.py). pods/proxy is proxied as kube-apiserver proxies it
-(endpoints/proxy)."""
+then its kubelet cannot be reached (kubelet.py), unless the node is simulated (kwok.x-k8s.io/node=fake):
+then its log is a line saying no process runs, and exec answers over websockets with that line and exit
+code 0. pods/proxy is proxied as kube-apiserver proxies it (endpoints/proxy)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ....apimachinery import errors
+from ....apimachinery import errors, wsstream
 from ....apimachinery.field import go_quote
-from ....endpoints.http import Response
+from ....endpoints.http import Response, UpgradeResponse
 from ....endpoints.proxy.handler import proxy_request
 from ....endpoints.proxy.location import (
     Location,
@@ -22,7 +23,7 @@ from ....endpoints.proxy.location import (
 from ....registry.context import Context
 from ....registry.rest import ResourceInfo
 from ....registry.store import Store
-from ..kubelet import unreachable
+from ..kubelet import is_simulated, simulated_exec_output, simulated_log, unreachable
 
 Object = dict[str, Any]
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
@@ -52,12 +53,6 @@ def validate_container(container: str, pod: Object) -> str:
                              f"[{' '.join(_container_names(pod))}]")
 
 
-async def no_kubelet(nodes: Store, ctx: Context, pod: Object) -> errors.StatusError:
-    """GetConnectionInfo for the pod's node: 404 for an unknown node, else its kubelet is out of reach."""
-    node = await nodes.get(ctx, pod["spec"]["nodeName"])
-    return unreachable(node)
-
-
 class LogREST:
     """GET pods/log: empty for a pod without a node; otherwise the node cannot be reached."""
 
@@ -69,10 +64,13 @@ class LogREST:
 
     async def connect(self, ctx: Context, name: str, options: dict[str, list[str]], request: Any) -> Response:
         pod = await self.pods.get(ctx, name)
-        validate_container((options.get("container") or [""])[0], pod)
+        container = validate_container((options.get("container") or [""])[0], pod)
         if not (pod.get("spec") or {}).get("nodeName"):
             return Response(200, b"", "text/plain")
-        raise await no_kubelet(self.nodes, ctx, pod)
+        node = await self.nodes.get(ctx, pod["spec"]["nodeName"])
+        if is_simulated(node):
+            return Response(200, simulated_log(pod, container, options), "text/plain")
+        raise unreachable(node)
 
 
 async def pod_location(pods: Store, ctx: Context, id_: str) -> Location:
@@ -112,8 +110,31 @@ class ConnectREST:
             path = join_preserving_trailing_slash(location.path, (options.get("path") or [""])[0])
             return await proxy_request(request, location.with_path(path))
         pod = await self.pods.get(ctx, name)
+        container = ""
         if subresource in ("exec", "attach"):
-            validate_container((options.get("container") or [""])[0], pod)
+            container = validate_container((options.get("container") or [""])[0], pod)
         if not (pod.get("spec") or {}).get("nodeName"):
             raise errors.bad_request(f"pod {name} does not have a host assigned")
-        raise await no_kubelet(self.nodes, ctx, pod)
+        node = await self.nodes.get(ctx, pod["spec"]["nodeName"])
+        if is_simulated(node) and subresource == "exec":
+            return simulated_exec(pod, container, options, request)
+        raise unreachable(node)
+
+
+def simulated_exec(pod: Object, container: str, options: dict[str, list[str]], request: Any) -> Response:
+    """A simulated container's exec, over the websocket channel protocol: stdout says no process runs, the
+    error channel carries Success (exit code 0), then the connection closes."""
+    headers = request.headers
+    protocol = wsstream.negotiate(headers) if wsstream.is_websocket_request(headers) else None
+    if protocol is None:
+        raise errors.bad_request("the simulated kubelet answers exec over websockets only (subprotocol "
+                                 f"{' or '.join(wsstream.CHANNEL_PROTOCOLS)})")
+    output = simulated_exec_output(pod, container, options.get("command") or [])
+    status = b'{"metadata":{},"status":"Success"}'
+
+    async def frames() -> Any:
+        yield wsstream.channel_message(wsstream.STDOUT, output)
+        yield wsstream.channel_message(wsstream.ERROR, status)
+        yield wsstream.close_frame()
+
+    return UpgradeResponse(wsstream.handshake_headers(headers, protocol), frames())
