@@ -61,6 +61,9 @@ def test_three_ready_nodes_run_a_pod_that_answers_logs_and_exec(srv: Server, kub
         "simulated container c of pod default/web on node sim-node-1: no real process runs; "
         "the command 'ls -l' was not run\n"
     )
+    attached = srv.kubectl("attach", "web", check=False)
+    assert attached.returncode == 0, attached.stderr
+    assert "there is nothing to attach to" in attached.stdout
     # A pod on a node that is not simulated is answered as before (this node reports no address).
     srv.kubectl(
         "create",

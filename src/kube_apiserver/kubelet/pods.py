@@ -286,7 +286,6 @@ def _condition(
     condition: Object = {
         "type": kind,
         "status": status,
-        "lastProbeTime": None,
         "lastTransitionTime": previous.get("lastTransitionTime") if same else rfc3339(now),
     }
     if reason:

@@ -265,6 +265,6 @@ def test_logs_and_exec_of_a_simulated_pod(tmp_path: Path) -> None:
             path = _pods(client).path("web", "exec")
             refused = await client.transport.round_trip("POST", path, [("command", "ls")], accept="*/*")
             assert refused.status == 400
-            assert b"answers exec over websockets only" in refused.body
+            assert b"answers exec and attach over websockets only" in refused.body
 
     asyncio.run(main())

@@ -74,5 +74,6 @@ def simulated_log(pod: Object, container: str, options: dict[str, list[str]]) ->
 
 
 def simulated_exec_output(pod: Object, container: str, command: list[str]) -> bytes:
-    return (f"simulated {_where(pod, container)}: no real process runs; "
-            f"the command {' '.join(command)!r} was not run\n").encode()
+    """What exec (a command) or attach (no command) prints for a simulated container."""
+    done = f"the command {' '.join(command)!r} was not run" if command else "there is nothing to attach to"
+    return f"simulated {_where(pod, container)}: no real process runs; {done}\n".encode()

@@ -116,18 +116,18 @@ class ConnectREST:
         if not (pod.get("spec") or {}).get("nodeName"):
             raise errors.bad_request(f"pod {name} does not have a host assigned")
         node = await self.nodes.get(ctx, pod["spec"]["nodeName"])
-        if is_simulated(node) and subresource == "exec":
+        if is_simulated(node) and subresource in ("exec", "attach"):
             return simulated_exec(pod, container, options, request)
         raise unreachable(node)
 
 
 def simulated_exec(pod: Object, container: str, options: dict[str, list[str]], request: Any) -> Response:
-    """A simulated container's exec, over the websocket channel protocol: stdout says no process runs, the
-    error channel carries Success (exit code 0), then the connection closes."""
+    """A simulated container's exec (or attach), over the websocket channel protocol: stdout says no process
+    runs, the error channel carries Success (exit code 0), then the connection closes."""
     headers = request.headers
     protocol = wsstream.negotiate(headers) if wsstream.is_websocket_request(headers) else None
     if protocol is None:
-        raise errors.bad_request("the simulated kubelet answers exec over websockets only (subprotocol "
+        raise errors.bad_request("the simulated kubelet answers exec and attach over websockets only (subprotocol "
                                  f"{' or '.join(wsstream.CHANNEL_PROTOCOLS)})")
     output = simulated_exec_output(pod, container, options.get("command") or [])
     status = b'{"metadata":{},"status":"Success"}'
