@@ -17,6 +17,7 @@ from kube_apiserver.cmd.datadir import credentials_lock
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
 from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
+from kube_apiserver.controllers.endpointslice.config import EndpointSliceConfiguration
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.controllers.manager import unknown_controllers
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
@@ -61,6 +62,7 @@ class CompletedOptions:
     apiserver_count: int = 1
     csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
     hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
+    endpoint_slices: EndpointSliceConfiguration = field(default_factory=EndpointSliceConfiguration)
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
 
     # Shortcuts to the values the server needs most.
@@ -130,7 +132,7 @@ class CompletedOptions:
             f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)
         ]
         errors += self.leader_election.validate()
-        errors += self.csr_signing.validate() + self.hpa.validate()
+        errors += self.csr_signing.validate() + self.hpa.validate() + self.endpoint_slices.validate()
         errors += self.nodes.validate()
         errors += validation.validate_endpoint_reconciler(self.endpoint_reconciler_type, self.apiserver_count)
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
@@ -206,6 +208,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         apiserver_count=s.apiserver_count,
         csr_signing=s.csr_signing,
         hpa=s.hpa,
+        endpoint_slices=s.endpoint_slices,
         nodes=s.nodes,
     )
     with credentials_lock(completed.data_dir):

@@ -23,6 +23,7 @@ from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
 from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
+from kube_apiserver.controllers.endpointslice import config as endpointslice_config
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
 from kube_apiserver.kubelet.config import NodesConfiguration
@@ -72,6 +73,10 @@ class ServerRunOptions:
     # kube-controller-manager's --cluster-signing-* (csrsigning) and --horizontal-pod-autoscaler-* flags.
     csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
     hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
+    # kube-controller-manager's --max-endpoints-per-slice and --mirroring-max-endpoints-per-subset.
+    endpoint_slices: endpointslice_config.EndpointSliceConfiguration = field(
+        default_factory=endpointslice_config.EndpointSliceConfiguration
+    )
     # The simulated nodes (node-simulator) and kube-controller-manager's --node-monitor-grace-period.
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     endpoint_reconciler_type: str = "lease"
@@ -122,6 +127,7 @@ class ServerRunOptions:
         self._add_leader_election_flags(fs)
         self._add_csr_signing_flags(fs)
         self._add_hpa_flags(fs)
+        self._add_endpoint_slice_flags(fs)
         self._add_node_flags(fs)
         fs.int_var(self, "apiserver_count", "apiserver-count", _APISERVER_COUNT_HELP)
         fs.string_var(self, "endpoint_reconciler_type", "endpoint-reconciler-type", _ENDPOINT_RECONCILER_HELP)
@@ -163,6 +169,14 @@ class ServerRunOptions:
         fs.duration_var(self.hpa, "downscale_stabilization", "horizontal-pod-autoscaler-downscale-stabilization",
                         "The period for which autoscaler will look backwards and not scale down below any "
                         "recommendation it made during that period.")
+
+    def _add_endpoint_slice_flags(self, fs: FlagSet) -> None:
+        """kube-controller-manager's EndpointSliceControllerOptions and EndpointSliceMirroringControllerOptions."""
+        slices = self.endpoint_slices
+        fs.int_var(slices, "max_endpoints_per_slice", "max-endpoints-per-slice",
+                   endpointslice_config.MAX_ENDPOINTS_PER_SLICE_HELP)
+        fs.int_var(slices, "mirroring_max_endpoints_per_subset", "mirroring-max-endpoints-per-subset",
+                   endpointslice_config.MIRRORING_MAX_ENDPOINTS_PER_SUBSET_HELP)
 
     def _add_node_flags(self, fs: FlagSet) -> None:
         nodes = self.nodes

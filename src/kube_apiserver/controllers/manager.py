@@ -28,6 +28,7 @@ from .disruption import COMPONENT as DISRUPTION_COMPONENT
 from .disruption import DisruptionController
 from .endpoint import COMPONENT as ENDPOINT_COMPONENT
 from .endpoint import EndpointController
+from .endpointslice.config import EndpointSliceConfiguration
 from .endpointslice.controller import COMPONENT as ENDPOINTSLICE_COMPONENT
 from .endpointslice.controller import EndpointSliceController
 from .endpointslice.mirroring import COMPONENT as MIRRORING_COMPONENT
@@ -117,6 +118,7 @@ class ControllerManager:
         self.nodes = NodesConfiguration()  # --simulated-nodes, --node-monitor-grace-period
         self.csr_signing = CSRSigningConfiguration()  # csrsigning's CA files (--cluster-signing-*)
         self.hpa = HPAControllerConfiguration()  # --horizontal-pod-autoscaler-*
+        self.endpoint_slices = EndpointSliceConfiguration()  # --max-endpoints-per-slice, --mirroring-max-...
 
     async def start(self) -> None:
         """Starts the controllers, or campaigns for the lease and starts them once it leads."""
@@ -225,11 +227,13 @@ class ControllerManager:
         if enabled(self.names, "endpointslice") and ("discovery.k8s.io", "v1") in self.group_versions:
             informers, events = self._shared()
             recorder = events.new_recorder(EventSource(ENDPOINTSLICE_COMPONENT))
-            new.append(EndpointSliceController(self.loopback, informers, recorder))
+            new.append(EndpointSliceController(self.loopback, informers, recorder,
+                                               self.endpoint_slices.max_endpoints_per_slice))
         if enabled(self.names, "endpointslicemirroring") and ("discovery.k8s.io", "v1") in self.group_versions:
             informers, events = self._shared()
             recorder = events.new_recorder(EventSource(MIRRORING_COMPONENT))
-            new.append(EndpointSliceMirroringController(self.loopback, informers, recorder))
+            new.append(EndpointSliceMirroringController(self.loopback, informers, recorder,
+                                                        self.endpoint_slices.mirroring_max_endpoints_per_subset))
         if enabled(self.names, "disruption") and ("policy", "v1") in self.group_versions:
             informers, events = self._shared()
             recorder = events.new_recorder(EventSource(DISRUPTION_COMPONENT))

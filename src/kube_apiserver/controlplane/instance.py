@@ -18,6 +18,7 @@ from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
 from ..client.rest import Client
 from ..controllers.certificates.signer import CSRSigningConfiguration
+from ..controllers.endpointslice.config import EndpointSliceConfiguration
 from ..controllers.leaderelection import LeaderElectionConfiguration
 from ..controllers.manager import ControllerManager
 from ..controllers.podautoscaler.config import HPAControllerConfiguration
@@ -71,6 +72,8 @@ class ExtraConfig:
     # csrsigning's CA files and durations, the horizontalpodautoscaling controller's periods.
     csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
     hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
+    # --max-endpoints-per-slice, --mirroring-max-endpoints-per-subset.
+    endpoint_slices: EndpointSliceConfiguration = field(default_factory=EndpointSliceConfiguration)
     # --simulated-nodes and the node lifecycle's grace period.
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
 
@@ -124,6 +127,7 @@ class Instance:
                                         f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
         controllers.loopback = extra.loopback
         controllers.csr_signing, controllers.hpa = extra.csr_signing, extra.hpa
+        controllers.endpoint_slices = extra.endpoint_slices
         controllers.nodes = extra.nodes
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)

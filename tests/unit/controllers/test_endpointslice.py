@@ -12,7 +12,8 @@ from pathlib import Path
 
 from test_endpoint import make_pod, make_service
 
-from inprocess import ControllerCluster, controller_cluster, eventually
+from inprocess import ControllerCluster, controller_cluster, eventually, in_process_server
+from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.controllers.endpointslice.controller import COMPONENT, EndpointSliceController
 from kube_apiserver.controllers.endpointslice.mirroring import COMPONENT as MIRRORING_COMPONENT
 from kube_apiserver.controllers.endpointslice.mirroring import EndpointSliceMirroringController
@@ -270,3 +271,31 @@ def test_hand_written_endpoints_are_mirrored_into_slices(tmp_path: Path) -> None
             await eventually(none)
 
     asyncio.run(main())
+
+
+# ---- flags ----
+
+
+def test_max_endpoints_flags_reach_the_controller_manager(tmp_path: Path) -> None:
+    async def main() -> None:
+        flags = ("--max-endpoints-per-slice=2", "--mirroring-max-endpoints-per-subset=7")
+        async with in_process_server(str(tmp_path), *flags) as srv:
+            configured = srv.config.extra.endpoint_slices
+            assert (configured.max_endpoints_per_slice, configured.mirroring_max_endpoints_per_subset) == (
+                2,
+                7,
+            )
+
+    asyncio.run(main())
+
+
+def test_max_endpoints_flags_are_validated(tmp_path: Path) -> None:
+    args = [
+        "--data-dir",
+        str(tmp_path),
+        "--max-endpoints-per-slice=0",
+        "--mirroring-max-endpoints-per-subset=1001",
+    ]
+    errs = ServerRunOptions.parse(args).complete().validate()
+    assert "max-endpoints-per-slice must be at least 1, got 0" in errs
+    assert "mirroring-max-endpoints-per-subset must be less than or equal to 1000, got 1001" in errs
