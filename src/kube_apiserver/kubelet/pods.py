@@ -19,6 +19,7 @@ CREATING = "ContainerCreating"
 INITIALIZING = "PodInitializing"
 CRASH_LOOP = "CrashLoopBackOff"
 BACKOFF_INITIAL, BACKOFF_MAX = 10.0, 300.0  # kubelet's container restart back-off
+MAX_SECONDS = 10 * 365 * 86400.0  # an annotated duration beyond this is as good as for ever
 CONDITION_ORDER = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
 
 
@@ -65,7 +66,9 @@ def _annotation_number(pod: Object, key: str) -> float | None:
         number = float(value) if value is not None else None
     except ValueError:
         return None
-    return number if number is not None and math.isfinite(number) and number >= 0 else None
+    if number is None or not math.isfinite(number) or number < 0:
+        return None
+    return min(number, MAX_SECONDS)
 
 
 def run_seconds(pod: Object, default: float) -> float | None:

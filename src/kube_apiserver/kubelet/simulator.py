@@ -275,7 +275,10 @@ class NodeSimulator:
             self.queue.add_after(("pod", key), max(0.0, step.wake_at - now))
 
     def _pod_ip(self, node: str, pod: Object) -> str:
-        """The pod's address in its node's /24: the one it has, else the lowest free one."""
+        """The pod's address in its node's /24: the one it has, else the lowest free one (the node's own for
+        a pod on the host's network)."""
+        if (pod.get("spec") or {}).get("hostNetwork"):
+            return internal_ip(node)  # the node's own network
         uid = (pod.get("metadata") or {}).get("uid", "")
         given = self.pod_ips.setdefault(node, {})
         if uid in given:

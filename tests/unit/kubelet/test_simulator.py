@@ -268,3 +268,19 @@ def test_logs_and_exec_of_a_simulated_pod(tmp_path: Path) -> None:
             assert b"answers exec and attach over websockets only" in refused.body
 
     asyncio.run(main())
+
+
+def test_a_host_network_pod_gets_the_nodes_address_and_odd_annotations_are_ignored(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with simulated(tmp_path) as client:
+            await eventually(lambda: _ready_node(client, "sim-node-1"))
+            pod = _pod("host", node="sim-node-1", hostNetwork=True)
+            pod["metadata"]["annotations"] = {
+                "simulated.kube-apiserver.io/run-seconds": "1e308",
+                EXIT_CODE_ANNOTATION: "not a number",
+            }
+            await _pods(client).create(pod)
+            running = await eventually(lambda: _phase(client, "host", "Running"))
+            assert running["status"]["podIP"] == running["status"]["hostIP"] == "10.255.0.2"
+
+    asyncio.run(main())
