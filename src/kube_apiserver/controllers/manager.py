@@ -49,6 +49,8 @@ from .replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetControl
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
 from .serviceaccount import ServiceAccountsController
+from .statefulset import COMPONENT as STATEFULSET_COMPONENT
+from .statefulset import StatefulSetController
 from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -57,6 +59,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
 # Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
 OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
+OPT_IN_CONTROLLERS += ("statefulset",)
 OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
 OPT_IN_CONTROLLERS += ("csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
@@ -218,6 +221,10 @@ class ControllerManager:
             informers, events = self._shared()
             new.append(DeploymentController(self.loopback, informers,
                                             events.new_recorder(EventSource(DEPLOYMENT_COMPONENT))))
+        if enabled(self.names, "statefulset") and ("apps", "v1") in self.group_versions:
+            informers, events = self._shared()
+            new.append(StatefulSetController(self.loopback, informers,
+                                             events.new_recorder(EventSource(STATEFULSET_COMPONENT))))
 
     def _add_service_and_disruption_controllers(self, new: list[Any]) -> None:
         assert self.loopback is not None

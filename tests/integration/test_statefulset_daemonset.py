@@ -1,0 +1,90 @@
+"""The statefulset and daemonset controllers in the real server, driven by kubectl (enabled with
+`--controllers=*,statefulset,daemonset` until the workload set is on by default). The test plays the
+kubelet: it marks pods Running and Ready through pods/status. A StatefulSet's pods appear one by one in
+ordinal order, `kubectl rollout status`, `set image`, `rollout history` and `rollout undo` work on it; a
+DaemonSet gets one pod per eligible Node."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import Server, playing_kubelet, wait_for
+
+STATEFULSET = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  replicas: 3
+  serviceName: nginx
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx
+"""
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(str(tmp_path_factory.mktemp("sts")), ["--controllers=*,statefulset"]).start()
+    yield server
+    server.stop()
+
+
+def _pods(srv: Server, selector: str) -> dict[str, dict]:
+    items = json.loads(srv.kubectl("get", "pods", "-l", selector, "-o", "json").stdout)["items"]
+    return {p["metadata"]["name"]: p for p in items if not p["metadata"].get("deletionTimestamp")}
+
+
+def _mark_ready(srv: Server, name: str) -> None:
+    status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+    resp = srv.request(
+        "PATCH",
+        f"/api/v1/namespaces/default/pods/{name}/status",
+        json.dumps({"status": status}),
+        {"Content-Type": "application/merge-patch+json"},
+    )
+    assert resp.status == 200, resp.body
+
+
+def _rollout(srv: Server) -> str:
+    return srv.kubectl("rollout", "status", "statefulset/web", "--timeout=60s", timeout=90).stdout
+
+
+def test_statefulset_pods_in_order_and_rollouts(srv: Server, kubectl_available: None) -> None:
+    srv.kubectl("apply", "-f", "-", input_text=STATEFULSET)
+    for ordinal in range(3):
+        # Only the next ordinal appears, and only once its predecessor is Ready.
+        pods = wait_for(lambda n=ordinal: (p := _pods(srv, "app=web")) and len(p) == n + 1 and p)
+        assert sorted(pods) == [f"web-{i}" for i in range(ordinal + 1)]
+        _mark_ready(srv, f"web-{ordinal}")
+    # The server defaults rollingUpdate.partition to 0, so kubectl reports a partitioned rollout.
+    assert "partitioned roll out complete: 3 new pods have been updated" in _rollout(srv)
+    with playing_kubelet(srv):
+        srv.kubectl("set", "image", "statefulset/web", "nginx=nginx:1.27")
+        assert "partitioned roll out complete: 3 new pods have been updated" in _rollout(srv)
+        images = {p["spec"]["containers"][0]["image"] for p in _pods(srv, "app=web").values()}
+        assert images == {"nginx:1.27"}
+        history = srv.kubectl("rollout", "history", "statefulset/web").stdout
+        assert [line.split()[0] for line in history.splitlines()[2:] if line.strip()] == ["1", "2"]
+        srv.kubectl("rollout", "undo", "statefulset/web")
+        _rollout(srv)
+        wait_for(
+            lambda: {p["spec"]["containers"][0]["image"] for p in _pods(srv, "app=web").values()} == {"nginx"}
+        )
+    events = json.loads(
+        srv.kubectl(
+            "get", "events", "--field-selector", "involvedObject.kind=StatefulSet", "-o", "json"
+        ).stdout
+    )["items"]
+    assert {e["source"]["component"] for e in events} == {"statefulset-controller"}
+    assert any(e["message"] == "create Pod web-0 in StatefulSet web successful" for e in events)
