@@ -16,6 +16,13 @@ import pytest
 from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.apimachinery.labels import parse_selector
 from kube_apiserver.controllers.podautoscaler import HorizontalController
+from kube_apiserver.controllers.podautoscaler.behavior import (
+    History,
+    limit_rate,
+    record_rescale,
+    rules,
+    stabilize,
+)
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
 from kube_apiserver.controllers.podautoscaler.horizontal import convert_desired_replicas_with_rules
 from kube_apiserver.controllers.podautoscaler.replicas import MetricsError, resource_replicas
@@ -212,3 +219,37 @@ def test_limits() -> None:
     )
     assert convert_desired_replicas_with_rules(2, 9, 1, 20)[:2] == (4, "ScaleUpLimit")
     assert convert_desired_replicas_with_rules(2, 3, 1, 5)[1] == "DesiredWithinRange"
+
+
+def test_behavior_policies_limit_the_rate() -> None:
+    up = rules({}, "scaleUp", 300)
+    down = rules({"scaleDown": {"selectPolicy": "Disabled"}}, "scaleDown", 300)
+    assert (
+        down["stabilizationWindowSeconds"] == 300
+    )  # the controller's --horizontal-pod-autoscaler-downscale-stabilization
+    history = History()
+    # the defaults: 4 pods or 100% per 15 s, whichever is more
+    assert limit_rate(history, 0.0, 1, 10, 1, 20, up, down) == (
+        5,
+        "ScaleUpLimit",
+        "the desired replica count is increasing faster than the maximum scale rate",
+    )
+    record_rescale(history, {"scaleUp": up, "scaleDown": down}, 1, 5, 0.0)
+    assert limit_rate(history, 10.0, 5, 20, 1, 20, up, down)[0] == 5  # the period's 4 pods are spent
+    assert limit_rate(history, 16.0, 5, 20, 1, 20, up, down)[0] == 10  # a new period: 100% of 5
+    assert limit_rate(history, 16.0, 5, 8, 1, 6, up, down)[:2] == (6, "TooManyReplicas")
+    assert limit_rate(history, 16.0, 5, 2, 1, 6, up, down)[:2] == (
+        5,
+        "ScaleDownLimit",
+    )  # scaling down disabled
+    free_down = rules({}, "scaleDown", 300)
+    assert limit_rate(history, 16.0, 5, 0, 1, 6, up, free_down)[:2] == (1, "TooFewReplicas")
+
+
+def test_behavior_stabilization_windows() -> None:
+    history = History()
+    assert stabilize(history, 0.0, 4, 8, 0.0, 300.0)[0] == 8
+    # a lower recommendation within the scale-down window: the highest recent one stays
+    stabilized, reason, _ = stabilize(history, 10.0, 8, 2, 0.0, 300.0)
+    assert (stabilized, reason) == (8, "ScaleDownStabilized")
+    assert stabilize(history, 400.0, 8, 2, 0.0, 300.0)[0] == 2  # both older than the window

@@ -24,6 +24,7 @@ from ...client.record import EventRecorder
 from ...client.rest import Client
 from ...client.workqueue import WorkQueue
 from ..queue_controller import QueueController
+from .behavior import History, limit_rate, record_rescale, rules, stabilize
 from .config import HPAControllerConfiguration
 from .replicas import MetricsError, milli_quantity, resource_metrics, resource_replicas
 
@@ -102,8 +103,8 @@ class HorizontalController(QueueController):
         self.informers = (self.hpas, self.pods)
         self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.mapper = RESTMapper(client.discovery)
-        # per HPA: the recent recommendations (time, replicas), for the downscale stabilization window
-        self.recommendations: dict[str, list[tuple[float, int]]] = {}
+        # per HPA: its recent recommendations and rescales (the stabilization windows, the policies' periods)
+        self.recommendations: dict[str, History] = {}
 
     def register_handlers(self) -> None:
         self.hpas.add_event_handler(EventHandler(self._enqueue, self._update, self._delete))
@@ -192,11 +193,16 @@ class HorizontalController(QueueController):
                 reason = f"{metric} above target"
             if desired < current:
                 reason = "All metrics below target"
-            desired = self._normalize(hpa, key, current, desired, minimum, maximum)
+            if spec.get("behavior") is None:
+                desired = self._normalize(hpa, key, current, desired, minimum, maximum)
+            else:
+                desired = self._normalize_with_behaviors(hpa, key, current, desired, minimum, maximum)
             rescale = desired != current
         if rescale:
             if not await self._rescale(hpa, scales, scale, desired, reason, current, statuses, original):
                 return
+            if spec.get("behavior") is not None:
+                record_rescale(self.recommendations[key], spec["behavior"], current, desired, self.clock())
         else:
             desired = current
         self._set_status(hpa, current, desired, statuses, rescale)
@@ -401,16 +407,48 @@ class HorizontalController(QueueController):
 
     def _record_initial(self, key: str, current: int) -> None:
         if key not in self.recommendations:
-            self.recommendations[key] = [(self.clock(), current)]
+            self.recommendations[key] = History(recommendations=[(self.clock(), current)])
 
     def _stabilize(self, key: str, proposal: int) -> int:
-        """stabilizeRecommendation: the highest recommendation of the downscale stabilization window."""
+        """stabilizeRecommendation: the highest recommendation of the downscale stabilization window (the
+        recommendation replaces one older than the window, or is added)."""
         now = self.clock()
-        window = self.config.downscale_stabilization
-        recent = [(t, r) for t, r in self.recommendations.get(key, []) if now - t <= window]
-        recent.append((now, proposal))
-        self.recommendations[key] = recent[-1000:]
-        return max(r for _, r in recent)
+        history = self.recommendations.setdefault(key, History())
+        cutoff = now - self.config.downscale_stabilization
+        highest = max([proposal, *(r for t, r in history.recommendations if t >= cutoff)])
+        old = next((i for i, (t, _) in enumerate(history.recommendations) if t < cutoff), None)
+        if old is not None:
+            history.recommendations[old] = (now, proposal)
+        else:
+            history.recommendations.append((now, proposal))
+        return highest
+
+    def _normalize_with_behaviors(
+        self, hpa: Object, key: str, current: int, desired: int, minimum: int, maximum: int
+    ) -> int:
+        """normalizeDesiredReplicasWithBehaviors."""
+        behavior = hpa["spec"]["behavior"] or {}
+        up = rules(behavior, "scaleUp", self.config.downscale_stabilization)
+        down = rules(behavior, "scaleDown", self.config.downscale_stabilization)
+        history = self.recommendations.setdefault(key, History())
+        now = self.clock()
+        stabilized, reason, message = stabilize(
+            history,
+            now,
+            current,
+            desired,
+            float(up["stabilizationWindowSeconds"]),
+            float(down["stabilizationWindowSeconds"]),
+        )
+        if stabilized != desired:
+            set_condition(hpa, ABLE_TO_SCALE, "True", reason, message)
+        else:
+            set_condition(
+                hpa, ABLE_TO_SCALE, "True", "ReadyForNewScale", "recommended size matches current size"
+            )
+        replicas, condition, why = limit_rate(history, now, current, stabilized, minimum, maximum, up, down)
+        set_condition(hpa, SCALING_LIMITED, "False" if replicas == stabilized else "True", condition, why)
+        return replicas
 
     def _normalize(
         self, hpa: Object, key: str, current: int, desired: int, minimum: int, maximum: int
