@@ -126,6 +126,7 @@ def test_kubectl_expose_gets_endpoints_and_slices(srv: Server, kubectl_available
 
         srv.kubectl("delete", "service", "web")
         wait_for(lambda: srv.kubectl("get", "endpoints", "web", check=False).returncode != 0)
+        wait_for(lambda: not _slices(srv, "web"))  # the garbage collector: their owner is gone
         srv.kubectl("delete", "deployment", "web")
 
 

@@ -16,6 +16,7 @@ from ...client.rest import Client
 from ...client.workqueue import WorkQueue
 from ..controller_utils import NAMESPACE_TERMINATING_CAUSE
 from ..queue_controller import QueueController
+from .config import DEFAULT_MAX_ENDPOINTS_PER_SLICE
 from .endpointutil import (
     LAST_CHANGE_TRIGGER_TIME,
     TriggerTimeTracker,
@@ -25,7 +26,6 @@ from .endpointutil import (
     services_to_update_on_pod_change,
 )
 from .reconciler import (
-    DEFAULT_MAX_ENDPOINTS_PER_SLICE,
     MANAGED_BY_LABEL,
     SERVICE_NAME_LABEL,
     Changes,

@@ -19,6 +19,7 @@ from ...client.workqueue import WorkQueue
 from ..controller_utils import NAMESPACE_TERMINATING_CAUSE
 from ..endpoint import repack_subsets
 from ..queue_controller import QueueController
+from .config import DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET as DEFAULT_MAX_ENDPOINTS_PER_SUBSET
 from .controller import EndpointSliceTracker, StaleInformerCacheError, service_key_of_slice
 from .endpointutil import LAST_CHANGE_TRIGGER_TIME, LEADER_ANNOTATION
 from .reconciler import MANAGED_BY_LABEL, SERVICE_NAME_LABEL, Changes, endpoint_key, slice_prefix
@@ -29,7 +30,6 @@ CONTROLLER_NAME = "endpointslicemirroring-controller.k8s.io"
 COMPONENT = "endpoint-slice-mirroring-controller"
 SKIP_MIRROR_LABEL = "endpointslice.kubernetes.io/skip-mirror"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-DEFAULT_MAX_ENDPOINTS_PER_SUBSET = 1000
 PortKey = tuple[tuple[tuple[str, int, str, str], ...], str]
 
 

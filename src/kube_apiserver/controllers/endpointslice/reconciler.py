@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...apimachinery.validation import name_is_dns_subdomain
+from .config import DEFAULT_MAX_ENDPOINTS_PER_SLICE
 from .endpointutil import (
     HEADLESS_LABEL,
     PortNotFoundError,
@@ -27,7 +28,6 @@ Object = dict[str, Any]
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by"
 ZONE_LABEL = "topology.kubernetes.io/zone"
-DEFAULT_MAX_ENDPOINTS_PER_SLICE = 100
 RESERVED_LABELS = frozenset({SERVICE_NAME_LABEL, MANAGED_BY_LABEL, HEADLESS_LABEL})
 PortMapKey = tuple[tuple[str, int, str, str], ...]
 EndpointKey = tuple[tuple[str, ...], str, str, str]
