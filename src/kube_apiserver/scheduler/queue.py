@@ -73,6 +73,7 @@ class SchedulingQueue:
         self._seq = itertools.count()
         self._active: list[tuple[int, float, int, str]] = []  # (-priority, timestamp, seq, key)
         self._backoff: list[tuple[float, int, str]] = []  # (backoff expiry, seq, key)
+        self._error_backoff: list[tuple[float, int, str]] = []  # podErrorBackoffQ: never popped early
         self.pods: dict[str, QueuedPodInfo] = {}  # every queued pod, wherever it waits
         self.where: dict[str, str] = {}  # key -> "active" | "backoff" | "unschedulable" | "in-flight"
         self.scheduling_cycle = 0
@@ -88,10 +89,14 @@ class SchedulingQueue:
         heapq.heappush(self._active, (-pod_priority(info.pod), info.timestamp, info.seq, info.key))
         self._ready.set()
 
-    def _to_backoff(self, info: QueuedPodInfo) -> None:
+    def _to_backoff(self, info: QueuedPodInfo, error: bool = False) -> None:
         info.seq = next(self._seq)
         self.where[info.key] = "backoff"
-        heapq.heappush(self._backoff, (self.backoff_expiry(info), info.seq, info.key))
+        heapq.heappush(
+            self._error_backoff if error else self._backoff, (self.backoff_expiry(info), info.seq, info.key)
+        )
+        if not error:
+            self._ready.set()  # poppable at once while activeQ is empty
 
     def _to_unschedulable(self, info: QueuedPodInfo) -> None:
         info.unschedulable_since = self.clock()
@@ -160,14 +165,16 @@ class SchedulingQueue:
     # ---- the scheduling loop ----
 
     async def pop(self) -> QueuedPodInfo | None:
-        """The next pod to schedule (None once closed); it stays in flight until done or requeued."""
+        """The next pod to schedule (None once closed); it stays in flight until done or requeued.
+        With activeQ empty, the pod whose backoff ends first is taken from backoffQ without waiting
+        it out (SchedulerPopFromBackoffQ, on by default since v1.33); pods backing off after an error
+        are not."""
         while not self._closed:
-            while self._active:
-                _, _, seq, key = heapq.heappop(self._active)
-                info = self.pods.get(key)
-                if info is None or self.where.get(key) != "active" or info.seq != seq:
-                    continue
-                self.where[key] = "in-flight"
+            info = self._pop_valid(self._active, "active", lambda entry: entry[3])
+            if info is None:
+                info = self._pop_valid(self._backoff, "backoff", lambda entry: entry[2])
+            if info is not None:
+                self.where[info.key] = "in-flight"
                 info.attempts += 1
                 if info.initial_attempt is None:
                     info.initial_attempt = self.clock()
@@ -175,6 +182,16 @@ class SchedulingQueue:
                 return info
             self._ready.clear()
             await self._ready.wait()
+        return None
+
+    def _pop_valid(self, heap: list[Any], place: str, key_of: Callable[[Any], str]) -> QueuedPodInfo | None:
+        """The first entry of `heap` still current (entries of deleted or moved pods are dropped)."""
+        while heap:
+            entry = heapq.heappop(heap)
+            key = key_of(entry)
+            info = self.pods.get(key)
+            if info is not None and self.where.get(key) == place and info.seq == entry[-2]:
+                return info
         return None
 
     def done(self, info: QueuedPodInfo) -> None:
@@ -200,15 +217,16 @@ class SchedulingQueue:
             return
         info.timestamp = self.clock()
         self.pods[info.key] = info
-        self._to_backoff(info)
+        self._to_backoff(info, error=True)
 
     def flush_backoff_completed(self) -> None:
         now = self.clock()
-        while self._backoff and self._backoff[0][0] <= now:
-            _, seq, key = heapq.heappop(self._backoff)
-            info = self.pods.get(key)
-            if info is not None and self.where.get(key) == "backoff" and info.seq == seq:
-                self._to_active(info)
+        for heap in (self._backoff, self._error_backoff):
+            while heap and heap[0][0] <= now:
+                _, seq, key = heapq.heappop(heap)
+                info = self.pods.get(key)
+                if info is not None and self.where.get(key) == "backoff" and info.seq == seq:
+                    self._to_active(info)
 
     def flush_unschedulable_left_over(self) -> None:
         now = self.clock()

@@ -73,6 +73,24 @@ def test_a_move_while_in_flight_sends_the_failed_pod_to_backoff() -> None:
     asyncio.run(main())
 
 
+def test_with_active_queue_empty_a_backing_off_pod_is_popped_at_once_unless_it_failed_with_an_error() -> None:
+    async def main() -> None:
+        queue = SchedulingQueue(Clock())
+        queue.add(pod("p"))
+        queue.add_unschedulable_if_not_present(await queue.pop(), queue.scheduling_cycle)
+        queue.move_all_to_active_or_backoff()
+        assert queue.pending() == {"backoff": ["default/p"]}
+        assert (await queue.pop()).key == "default/p"  # SchedulerPopFromBackoffQ
+        queue.add(pod("e"))
+        failed = await queue.pop()
+        queue.requeue_after_error(failed)
+        queue.add(pod("q"))
+        assert (await queue.pop()).key == "default/q"
+        assert queue.pending() == {"in-flight": ["default/p", "default/q"], "backoff": ["default/e"]}
+
+    asyncio.run(main())
+
+
 def test_unschedulable_pods_are_flushed_after_five_minutes() -> None:
     async def main() -> None:
         clock = Clock()
