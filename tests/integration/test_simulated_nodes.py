@@ -75,3 +75,25 @@ def test_three_ready_nodes_run_a_pod_that_answers_logs_and_exec(srv: Server, kub
     srv.kubectl("create", "-f", "-", input_text=json.dumps(elsewhere))
     refused = srv.kubectl("logs", "elsewhere", check=False)
     assert refused.returncode != 0 and "no preferred addresses found" in refused.stderr
+
+
+def test_a_deployment_on_simulated_nodes_becomes_available(
+    tmp_path_factory: pytest.TempPathFactory, kubectl_available: None
+) -> None:
+    """With the scheduler and the workload controllers: the pods are scheduled onto the simulated nodes
+    (untainted by nodelifecycle), run there and become ready, so the Deployment becomes available."""
+    controllers = f"{CONTROLLERS},scheduler,replicaset,deployment"
+    server = Server(str(tmp_path_factory.mktemp("cluster")), ["--simulated-nodes", "3", controllers]).start()
+    try:
+        server.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=4")
+
+        def available() -> bool:
+            jsonpath = "jsonpath={.status.availableReplicas}"
+            return server.kubectl("get", "deployment", "web", "-o", jsonpath).stdout == "4"
+
+        wait_for(available)
+        pods = json.loads(server.kubectl("get", "pods", "-o", "json").stdout)["items"]
+        assert {p["spec"]["nodeName"] for p in pods} <= {"sim-node-0", "sim-node-1", "sim-node-2"}
+        assert all(p["status"]["phase"] == "Running" for p in pods)
+    finally:
+        server.stop()
