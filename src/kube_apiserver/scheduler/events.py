@@ -26,6 +26,14 @@ Object = dict[str, Any]
 MAX_QUEUED = 1000
 SERIES_WINDOW_SECONDS = 6 * 60
 CACHE_ENTRIES = 4096
+NOTE_LENGTH_LIMIT = 1024
+
+
+def truncate_message(message: str) -> str:
+    """truncateMessage: a note longer than the 1024 events.k8s.io allows ends in " ..." at the limit."""
+    if len(message) <= NOTE_LENGTH_LIMIT:
+        return message
+    return message[: NOTE_LENGTH_LIMIT - len(" ...")] + " ..."
 
 
 def micro_time(unix_nano: int) -> str:
@@ -70,7 +78,7 @@ class EventRecorder:
             "action": action,
             "reason": reason,
             "regarding": ref,
-            "note": note[:1024],
+            "note": truncate_message(note),
             "type": event_type,
         }
         try:

@@ -9,7 +9,7 @@ from pathlib import Path
 from scheduler_fixtures import pod
 
 from inprocess import controller_cluster
-from kube_apiserver.scheduler.events import EventRecorder
+from kube_apiserver.scheduler.events import EventRecorder, truncate_message
 
 
 def test_repeated_event_becomes_a_series(tmp_path: Path) -> None:
@@ -38,3 +38,8 @@ def test_repeated_event_becomes_a_series(tmp_path: Path) -> None:
             assert event["note"] == "0/0 nodes"
 
     asyncio.run(main())
+
+
+def test_long_notes_are_truncated_as_kube_scheduler_does() -> None:
+    assert truncate_message("x" * 1024) == "x" * 1024
+    assert truncate_message("x" * 2000) == "x" * 1020 + " ..."
