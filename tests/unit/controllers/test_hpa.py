@@ -253,3 +253,38 @@ def test_behavior_stabilization_windows() -> None:
     stabilized, reason, _ = stabilize(history, 10.0, 8, 2, 0.0, 300.0)
     assert (stabilized, reason) == (8, "ScaleDownStabilized")
     assert stabilize(history, 400.0, 8, 2, 0.0, 300.0)[0] == 2  # both older than the window
+
+
+def test_a_pods_metric_without_a_custom_metrics_api(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with autoscaler(tmp_path) as client:
+            await _api(client, "apps", "v1", "deployments").create(_deployment("web", 2))
+            hpa = _hpa("web", "web", 1, 5)
+            hpa["spec"]["metrics"] = [
+                {
+                    "type": "Pods",
+                    "pods": {
+                        "metric": {"name": "qps"},
+                        "target": {"type": "AverageValue", "averageValue": "10"},
+                    },
+                }
+            ]
+            hpas = _api(client, "autoscaling", "v2", "horizontalpodautoscalers")
+            await hpas.create(hpa)
+
+            async def inactive() -> dict | None:
+                active = _conditions(await hpas.get("web")).get("ScalingActive")
+                return active if active and active["status"] == "False" else None
+
+            condition = await eventually(inactive)
+            cause = (
+                "unable to get metric qps: unable to fetch metrics from custom metrics API: no custom metrics API "
+                "(custom.metrics.k8s.io) registered"
+            )
+            assert condition["reason"] == "FailedGetPodsMetric"
+            assert condition["message"] == f"the HPA was unable to compute the replica count: {cause}"
+            assert await event_message(client, "web", "FailedComputeMetricsReplicas") == (
+                f"invalid metrics (1 invalid out of 1), first error is: failed to get pods metric value: {cause}"
+            )
+
+    asyncio.run(main())

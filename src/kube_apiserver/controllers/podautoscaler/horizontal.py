@@ -312,6 +312,7 @@ class HorizontalController(QueueController):
                 wrapped = {
                     "Resource": f"failed to get {what} resource metric value: {err}",
                     "ContainerResource": f"failed to get {what} container metric value: {err}",
+                    "External": f"failed to get {what} external metric value: {err}",
                 }.get(source, f"failed to get {source.lower()} metric value: {err}")
                 reason = FAILED_REASONS.get(source, "InvalidMetricSourceType")
                 self.recorder.event(hpa, "Warning", reason, str(err))
@@ -344,9 +345,7 @@ class HorizontalController(QueueController):
     ) -> tuple[int, str]:
         source = spec.get("type", "")
         if source not in ("Resource", "ContainerResource"):
-            raise MetricsError(
-                f"unable to get metric of type {source}: no custom or external metrics API is served here"
-            )
+            raise MetricsError(_custom_metric_error(source, spec))
         body = spec.get(_source_field(source)) or {}
         resource, container = body.get("name") or "", body.get("container") or ""
         target = body.get("target") or {}
@@ -500,6 +499,23 @@ class HorizontalController(QueueController):
                 hpa["metadata"].get("name"),
                 err.message,
             )
+
+
+def _custom_metric_error(source: str, spec: Object) -> str:
+    """Why a Pods, Object or External metric has no value: no custom or external metrics API is read
+    here (the Pods message is the custom metrics client's when none is registered)."""
+    name = ((spec.get(_source_field(source)) or {}).get("metric") or {}).get("name") or ""
+    if source in ("Pods", "Object"):
+        return (
+            f"unable to get metric {name}: unable to fetch metrics from custom metrics API: no custom metrics "
+            "API (custom.metrics.k8s.io) registered"
+        )
+    if source == "External":
+        return (
+            f"unable to get external metric {name}: the server could not find the requested resource "
+            f"(get {name}.external.metrics.k8s.io)"
+        )
+    return f'unknown metric source type "{source}"'
 
 
 def _source_field(source: str) -> str:
