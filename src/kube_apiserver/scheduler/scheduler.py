@@ -215,7 +215,8 @@ class Scheduler:
     def _update_pod(self, old: Object, new: Object) -> None:
         if _assigned(new):
             if _terminal(new):  # the scheduler's informer does not list terminal pods: a deletion
-                self._delete_pod(new)
+                if not _terminal(old):
+                    self._delete_pod(new)
                 return
             self.queue.delete(new)
             newly_bound = not _assigned(old)

@@ -222,3 +222,31 @@ def test_a_replicasets_pods_are_spread_over_the_nodes(tmp_path: Path) -> None:
             assert sorted(hosts.count(n) for n in ("n1", "n2", "n3")) == [2, 2, 2]
 
     asyncio.run(main())
+
+
+def test_a_finished_pod_frees_its_node_for_a_pending_one(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with scheduling(tmp_path) as client:
+            await _create_node(client, node("n1", cpu="1"))
+            await _pods(client).create(_new_pod("first", cpu="1"))
+
+            async def host(name: str) -> str:
+                return (await _pods(client).get(name))["spec"].get("nodeName", "")
+
+            await eventually(lambda: host("first"))
+            await _pods(client).create(_new_pod("second", cpu="1"))
+
+            async def insufficient() -> bool:
+                got = await _pods(client).get("second")
+                return any(
+                    "1 Insufficient cpu" in (c.get("message") or "")
+                    for c in got["status"].get("conditions") or []
+                )
+
+            await eventually(insufficient)
+            first = await _pods(client).get("first")
+            first["status"]["phase"] = "Succeeded"
+            await _pods(client).update_status(first)
+            assert await eventually(lambda: host("second")) == "n1"
+
+    asyncio.run(main())
