@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,11 +22,11 @@ NS = "default"
 
 
 @contextlib.asynccontextmanager
-async def simulated(tmp_path: Path, **config: object) -> AsyncIterator:  # noqa: ANN001
+async def simulated(tmp_path: Path, clock=time.time, **config: object) -> AsyncIterator:  # noqa: ANN001
     settings = NodesConfiguration(**{"simulated_nodes": 2, "pod_run_seconds": 0.0, **config})  # type: ignore[arg-type]
 
     def controllers(c: ControllerCluster) -> list:
-        return [NodeSimulator(c.client, c.informers, settings)]
+        return [NodeSimulator(c.client, c.informers, settings, clock=clock)]
 
     async with controller_cluster(str(tmp_path), controllers) as c:
         # the in-process server runs no post-start hooks: the system namespace the Leases go in is made here
@@ -282,5 +283,77 @@ def test_a_host_network_pod_gets_the_nodes_address_and_odd_annotations_are_ignor
             await _pods(client).create(pod)
             running = await eventually(lambda: _phase(client, "host", "Running"))
             assert running["status"]["podIP"] == running["status"]["hostIP"] == "10.255.0.2"
+
+    asyncio.run(main())
+
+
+class Clock:
+    """Wall time plus however far a test moved it on."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+async def _touch(client, name: str, value: str) -> None:  # noqa: ANN001
+    """A change that makes the simulator look at the pod again (now, by the moved clock)."""
+    await _pods(client).patch(name, {"metadata": {"labels": {"touched": value}}})
+
+
+def test_a_container_that_fails_restarts_after_its_back_off(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = Clock()
+        async with simulated(tmp_path, clock=clock) as client:
+            await eventually(lambda: _ready_node(client, "sim-node-0"))
+            pod = _pod("crash")
+            pod["metadata"]["annotations"] = {
+                EXIT_CODE_ANNOTATION: "1",
+                "simulated.kube-apiserver.io/run-seconds": "600",
+            }
+            await _pods(client).create(pod)
+            await eventually(lambda: _phase(client, "crash", "Running"))
+            clock.offset += 601  # the container's run time is up: it exits 1 and backs off 10 s
+            await _touch(client, "crash", "1")
+
+            async def container(state: str) -> dict | None:
+                statuses = ((await _pods(client).get("crash")).get("status") or {}).get(
+                    "containerStatuses"
+                ) or [{}]
+                return statuses[0] if state in (statuses[0].get("state") or {}) else None
+
+            waiting = await eventually(lambda: container("waiting"))
+            assert waiting["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+            assert waiting["lastState"]["terminated"]["exitCode"] == 1
+            clock.offset += 11  # the back-off is over: it runs again
+            await _touch(client, "crash", "2")
+            restarted = await eventually(lambda: container("running"))
+            assert restarted["restartCount"] == 1
+            assert restarted["lastState"]["terminated"]["reason"] == "Error"
+
+    asyncio.run(main())
+
+
+def test_a_slow_container_holds_its_deleted_pod_until_it_stops(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = Clock()
+        async with simulated(tmp_path, clock=clock) as client:
+            await eventually(lambda: _ready_node(client, "sim-node-0"))
+            pod = _pod("slow")
+            pod["metadata"]["annotations"] = {"simulated.kube-apiserver.io/termination-seconds": "20"}
+            await _pods(client).create(pod)
+            await eventually(lambda: _phase(client, "slow", "Running"))
+            await _pods(client).delete("slow")
+            await _touch(client, "slow", "1")
+            await asyncio.sleep(0.2)
+            assert (await _pods(client).get("slow"))["metadata"]["deletionTimestamp"]
+            clock.offset += 21  # its containers stopped
+            await _touch(client, "slow", "2")
+
+            async def gone() -> bool:
+                return await _get(_pods(client), "slow") is None
+
+            await eventually(gone)
 
     asyncio.run(main())
