@@ -150,25 +150,45 @@ class ServerRunOptions:
         fs.string_var(csr, "cluster_signing_cert_file", "cluster-signing-cert-file", _SIGNING_CERT_HELP)
         fs.string_var(csr, "cluster_signing_key_file", "cluster-signing-key-file", _SIGNING_KEY_HELP)
         for attr, flag, signer in _SIGNERS:
-            fs.string_var(csr, f"{attr}_cert_file", f"cluster-signing-{flag}-cert-file",
-                          f"Filename containing a PEM-encoded X509 CA certificate used to issue certificates for "
-                          f"the {signer} signer.  If specified, --cluster-signing-{{cert,key}}-file must not be set.")
-            fs.string_var(csr, f"{attr}_key_file", f"cluster-signing-{flag}-key-file",
-                          f"Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates "
-                          f"for the {signer} signer.  If specified, --cluster-signing-{{cert,key}}-file must not "
-                          "be set.")
+            fs.string_var(
+                csr,
+                f"{attr}_cert_file",
+                f"cluster-signing-{flag}-cert-file",
+                f"Filename containing a PEM-encoded X509 CA certificate used to issue certificates for "
+                f"the {signer} signer.  If specified, --cluster-signing-{{cert,key}}-file must not be set.",
+            )
+            fs.string_var(
+                csr,
+                f"{attr}_key_file",
+                f"cluster-signing-{flag}-key-file",
+                f"Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates "
+                f"for the {signer} signer.  If specified, --cluster-signing-{{cert,key}}-file must not "
+                "be set.",
+            )
         fs.duration_var(csr, "cluster_signing_duration", "cluster-signing-duration", _SIGNING_DURATION_HELP)
 
     def _add_hpa_flags(self, fs: FlagSet) -> None:
         """kube-controller-manager's HPAControllerOptions.AddFlags."""
-        fs.duration_var(self.hpa, "sync_period", "horizontal-pod-autoscaler-sync-period",
-                        "The period for syncing the number of pods in horizontal pod autoscaler.")
-        fs.float_var(self.hpa, "tolerance", "horizontal-pod-autoscaler-tolerance",
-                     "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal "
-                     "pod autoscaler to consider scaling.")
-        fs.duration_var(self.hpa, "downscale_stabilization", "horizontal-pod-autoscaler-downscale-stabilization",
-                        "The period for which autoscaler will look backwards and not scale down below any "
-                        "recommendation it made during that period.")
+        fs.duration_var(
+            self.hpa,
+            "sync_period",
+            "horizontal-pod-autoscaler-sync-period",
+            "The period for syncing the number of pods in horizontal pod autoscaler.",
+        )
+        fs.float_var(
+            self.hpa,
+            "tolerance",
+            "horizontal-pod-autoscaler-tolerance",
+            "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal "
+            "pod autoscaler to consider scaling.",
+        )
+        fs.duration_var(
+            self.hpa,
+            "downscale_stabilization",
+            "horizontal-pod-autoscaler-downscale-stabilization",
+            "The period for which autoscaler will look backwards and not scale down below any "
+            "recommendation it made during that period.",
+        )
 
     def _add_endpoint_slice_flags(self, fs: FlagSet) -> None:
         """kube-controller-manager's EndpointSliceControllerOptions and EndpointSliceMirroringControllerOptions."""
