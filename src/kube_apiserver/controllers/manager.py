@@ -247,11 +247,12 @@ class ControllerManager:
             new.append(DisruptionController(self.loopback, informers, recorder, self._get_scale))
 
     async def _get_scale(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
-        """The /scale of a controller of any built-in kind serving it (the disruption controller's
-        getScaleController); None when the kind has no scale or the object is gone."""
+        """The /scale of a controller of any kind serving it, built-in or custom (the disruption
+        controller's getScaleController); None when the kind has no scale or the object is gone."""
         group, _, version = api_version.rpartition("/")
-        for path, route in self.group_versions.get((group, version), {}).items():
-            if "/" in path or route.scope.info.kind != kind or f"{path}/scale" not in self.group_versions[(group, version)]:
+        routes = chain_routes(self.server).get((group, version), {})  # custom resources' too
+        for path, route in routes.items():
+            if "/" in path or route.scope.info.kind != kind or f"{path}/scale" not in routes:
                 continue
             assert self.loopback is not None
             try:

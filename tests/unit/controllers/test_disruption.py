@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from inprocess import ControllerCluster, controller_cluster, eventually
+from inprocess import ControllerCluster, controller_cluster, eventually, in_process_server
 from kube_apiserver.apimachinery import errors
 from kube_apiserver.controllers.disruption import COMPONENT, DisruptionController
+from kube_apiserver.controllers.manager import ControllerManager
 
 NS = "default"
 
@@ -229,3 +230,55 @@ def test_a_stale_disruption_target_condition_is_reset(tmp_path: Path) -> None:
             assert target["lastTransitionTime"] != "2020-01-01T00:00:00Z"
 
     asyncio.run(main())
+
+
+def test_the_scale_of_a_custom_resource_controller(tmp_path: Path) -> None:
+    """getScaleController: a kind with no informer of its own is scaled through its /scale, custom
+    resources included."""
+
+    async def main() -> None:
+        async with in_process_server(str(tmp_path)) as srv:
+            # The post-start hooks: the apiextensions controllers establish the CRD; "default" is made.
+            await srv.server.hooks.run_post_start_hooks()
+            client = srv.client
+            await client.resource("apiextensions.k8s.io", "v1", "customresourcedefinitions").create(CRONTABS)
+            crontabs = client.resource("stable.example.com", "v1", "crontabs").namespace(NS)
+
+            async def created() -> dict | None:
+                try:
+                    return await crontabs.create({"metadata": {"name": "ct"}, "spec": {"replicas": 5}})
+                except errors.StatusError:
+                    return None  # not served yet
+
+            crontab = await eventually(created)
+            manager = ControllerManager([], srv.server.restful.group_versions, srv.server)
+            manager.loopback = client
+            scale = await manager._get_scale("stable.example.com/v1", "CronTab", NS, "ct")
+            assert scale is not None and scale["spec"]["replicas"] == 5
+            assert scale["metadata"]["uid"] == crontab["metadata"]["uid"]
+            assert await manager._get_scale("stable.example.com/v1", "CronTab", NS, "gone") is None
+
+    asyncio.run(main())
+
+
+CRONTABS = {
+    "metadata": {"name": "crontabs.stable.example.com"},
+    "spec": {
+        "group": "stable.example.com",
+        "scope": "Namespaced",
+        "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+                },
+                "subresources": {
+                    "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
+                },
+            }
+        ],
+    },
+}
