@@ -19,11 +19,15 @@ NS = "default"
 
 
 @contextlib.asynccontextmanager
-async def cluster(tmp_path: Path, simulated_nodes: int) -> AsyncIterator:
+async def cluster(tmp_path: Path, simulated_nodes: int, grace_period: float = 1.0) -> AsyncIterator:
     def controllers(c: ControllerCluster) -> list:
         return [
             NodeLifecycleController(
-                c.client, c.informers, c.recorder("node-controller"), grace_period=1.0, monitor_period=0.1
+                c.client,
+                c.informers,
+                c.recorder("node-controller"),
+                grace_period=grace_period,
+                monitor_period=0.1,
             ),
             TaintEvictionController(c.client, c.informers, c.recorder("taint-eviction-controller")),
             # the simulated node renews its lease every 0.5 s: well within the 1 s grace period
@@ -43,12 +47,12 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-async def _report_ready(client, name: str) -> None:  # noqa: ANN001
-    """What a kubelet's status update would say: Ready, heard from now."""
+async def _report_ready(client, name: str, status: str = "True") -> None:  # noqa: ANN001
+    """What a kubelet's status update would say: Ready (or not), heard from now."""
     now = _now()
     condition = {
         "type": "Ready",
-        "status": "True",
+        "status": status,
         "reason": "KubeletReady",
         "message": "kubelet is posting ready status",
         "lastHeartbeatTime": now,
@@ -164,5 +168,30 @@ def test_with_every_node_down_nothing_is_evicted(tmp_path: Path) -> None:
             assert _ready(node)["status"] == "Unknown"
             assert ("node.kubernetes.io/unreachable", "NoExecute") not in _taints(node)
             assert not (await pods.get("spared"))["metadata"].get("deletionTimestamp")
+
+    asyncio.run(main())
+
+
+def test_a_node_reporting_not_ready_is_tainted_not_ready_until_it_is_ready(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path, simulated_nodes=1, grace_period=300.0) as client:
+            await client.resource("", "v1", "nodes").create({"metadata": {"name": "sick"}})
+            await _report_ready(client, "sick", "False")
+            wanted = {
+                ("node.kubernetes.io/not-ready", "NoExecute"),
+                ("node.kubernetes.io/not-ready", "NoSchedule"),
+            }
+
+            async def tainted() -> bool:
+                return _taints(await _node(client, "sick")) == wanted
+
+            await eventually(tainted)
+            assert _ready(await _node(client, "sick"))["status"] == "False"  # not Unknown: it reports
+            await _report_ready(client, "sick")
+
+            async def untainted() -> bool:
+                return not _taints(await _node(client, "sick"))
+
+            await eventually(untainted)
 
     asyncio.run(main())
