@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from inprocess import ControllerCluster, controller_cluster, eventually
+from kube_apiserver.controllers import endpoint as endpoint_module
 from kube_apiserver.controllers.endpoint import (
     COMPONENT,
     EndpointController,
@@ -235,3 +236,35 @@ def test_truncation_keeps_1000_addresses_ready_first(ready: int, not_ready: int)
     assert kept_ready + kept_not_ready == 1000
     assert kept_ready == min(ready, 1000)
     assert not truncate_endpoints([{"addresses": [_address(i) for i in range(1000)]}])
+
+
+def test_over_capacity_endpoints_are_truncated_and_annotated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Upstream keeps 1000 addresses; the limit is lowered to 2 so that three pods exceed it."""
+    monkeypatch.setattr(endpoint_module, "MAX_CAPACITY", 2)
+
+    async def main() -> None:
+        async with controller(tmp_path) as client:
+            for i in range(3):
+                await make_pod(client, f"web-{i}", f"10.0.0.{i + 1}", True)
+            await make_service(client)
+
+            async def truncated() -> dict | None:
+                ep = await _endpoints(client)
+                annotations = (ep or {}).get("metadata", {}).get("annotations") or {}
+                return ep if annotations.get("endpoints.kubernetes.io/over-capacity") == "truncated" else None
+
+            ep = await eventually(truncated)
+            assert len(ep["subsets"][0]["addresses"]) == 2
+            await _api(client, "pods").delete("web-0", gracePeriodSeconds=0)
+
+            async def within() -> dict | None:
+                ep = await _endpoints(client)
+                annotations = (ep or {}).get("metadata", {}).get("annotations") or {}
+                return ep if "endpoints.kubernetes.io/over-capacity" not in annotations else None
+
+            ep = await eventually(within)
+            assert sorted(a["ip"] for a in ep["subsets"][0]["addresses"]) == ["10.0.0.2", "10.0.0.3"]
+
+    asyncio.run(main())
