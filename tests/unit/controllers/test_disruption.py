@@ -282,3 +282,37 @@ CRONTABS = {
         ],
     },
 }
+
+
+def test_percent_of_a_deployments_scale_through_its_replica_set(tmp_path: Path) -> None:
+    """getPodDeployment: the pods' ReplicaSet belongs to a Deployment, whose spec.replicas counts."""
+
+    async def main() -> None:
+        async with controller(tmp_path) as client:
+            template = {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+            }
+            spec = {"replicas": 4, "selector": {"matchLabels": {"app": "web"}}, "template": template}
+            deployment = await _api(client, "apps", "deployments").create(
+                {"metadata": {"name": "web"}, "spec": spec}
+            )
+            owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "controller": True}
+            rs_meta = {
+                "name": "web-abc",
+                "ownerReferences": [{**owner, "uid": deployment["metadata"]["uid"]}],
+            }
+            rs = await _api(client, "apps", "replicasets").create(
+                {"metadata": rs_meta, "spec": {**spec, "replicas": 2}}
+            )
+            for i in range(2):
+                await _pod(client, f"web-{i}", rs)
+            await _budget(client, maxUnavailable="50%")
+            status = await eventually(lambda: _status(client, expectedPods=4))
+            assert (status["desiredHealthy"], status["currentHealthy"], status["disruptionsAllowed"]) == (
+                2,
+                2,
+                0,
+            )
+
+    asyncio.run(main())
