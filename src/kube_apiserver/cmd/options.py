@@ -79,6 +79,8 @@ class ServerRunOptions:
     )
     # The simulated nodes (node-simulator) and kube-controller-manager's --node-monitor-grace-period.
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
+    # kube-controller-manager's --terminated-pod-gc-threshold (the podgc controller).
+    terminated_pod_gc_threshold: int = 12500
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
     service_cluster_ip_ranges: str = ""
@@ -129,6 +131,7 @@ class ServerRunOptions:
         self._add_hpa_flags(fs)
         self._add_endpoint_slice_flags(fs)
         self._add_node_flags(fs)
+        fs.int_var(self, "terminated_pod_gc_threshold", "terminated-pod-gc-threshold", _TERMINATED_POD_GC_HELP)
         fs.int_var(self, "apiserver_count", "apiserver-count", _APISERVER_COUNT_HELP)
         fs.string_var(self, "endpoint_reconciler_type", "endpoint-reconciler-type", _ENDPOINT_RECONCILER_HELP)
         fs.bool_var(
@@ -328,6 +331,10 @@ _SIGNERS = (
     ("kubelet_client", "kubelet-client", "kubernetes.io/kube-apiserver-client-kubelet"),
     ("kube_apiserver_client", "kube-apiserver-client", "kubernetes.io/kube-apiserver-client"),
     ("legacy_unknown", "legacy-unknown", "kubernetes.io/legacy-unknown"),
+)
+_TERMINATED_POD_GC_HELP = (
+    "Number of terminated pods that can exist before the terminated pod garbage collector starts "
+    "deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled."
 )
 _SIMULATED_NODES_HELP = (
     "Not a kube-apiserver flag: how many simulated nodes (sim-node-0 ... sim-node-N-1) the node-simulator "

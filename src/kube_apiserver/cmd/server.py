@@ -180,6 +180,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     extra.csr_signing, extra.hpa = opts.csr_signing, opts.hpa
     extra.endpoint_slices = opts.endpoint_slices
     extra.nodes = opts.nodes
+    extra.terminated_pod_gc_threshold = opts.terminated_pod_gc_threshold
     _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
 

@@ -21,6 +21,8 @@ from .certificates.approver import CSRApprovingController
 from .certificates.cleaner import CSRCleanerController
 from .certificates.signer import CSRSigningConfiguration, CSRSigningController, load_authorities
 from .clusterroleaggregation import ClusterRoleAggregationController
+from .cronjob import COMPONENT as CRONJOB_COMPONENT
+from .cronjob import CronJobController
 from .deployment import COMPONENT as DEPLOYMENT_COMPONENT
 from .deployment import DeploymentController
 from .discovery import ServerResources, chain_routes, local_resources
@@ -35,6 +37,8 @@ from .endpointslice.mirroring import COMPONENT as MIRRORING_COMPONENT
 from .endpointslice.mirroring import EndpointSliceMirroringController
 from .garbagecollector import GarbageCollector
 from .informer import Resource
+from .job import COMPONENT as JOB_COMPONENT
+from .job import JobController
 from .leaderelection import LeaderElectionConfiguration, LeaderElector, StoreLeaseClient, new_identity
 from .namespace import NamespaceController
 from .nodelifecycle import (
@@ -45,12 +49,14 @@ from .nodelifecycle import (
 )
 from .podautoscaler import HorizontalController
 from .podautoscaler.config import HPAControllerConfiguration
+from .podgc import DEFAULT_TERMINATED_POD_GC_THRESHOLD, PodGCController
 from .replicaset import REPLICA_SETS, REPLICATION_CONTROLLERS, ReplicaSetController
 from .resourcequota import ResourceQuotaController
 from .rootcacertpublisher import RootCACertPublisher
 from .serviceaccount import ServiceAccountsController
 from .statefulset import COMPONENT as STATEFULSET_COMPONENT
 from .statefulset import StatefulSetController
+from .ttlafterfinished import TTLAfterFinishedController
 from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -62,6 +68,7 @@ OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
 OPT_IN_CONTROLLERS += ("statefulset",)
 OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
 OPT_IN_CONTROLLERS += ("csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling")
+OPT_IN_CONTROLLERS += ("job", "cronjob", "ttl-after-finished", "podgc")
 OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
 OPT_IN_CONTROLLERS += ("nodelifecycle", "taint-eviction-controller", "node-simulator")
 KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
@@ -122,6 +129,7 @@ class ControllerManager:
         self.csr_signing = CSRSigningConfiguration()  # csrsigning's CA files (--cluster-signing-*)
         self.hpa = HPAControllerConfiguration()  # --horizontal-pod-autoscaler-*
         self.endpoint_slices = EndpointSliceConfiguration()  # --max-endpoints-per-slice, --mirroring-max-...
+        self.terminated_pod_gc_threshold = DEFAULT_TERMINATED_POD_GC_THRESHOLD  # --terminated-pod-gc-threshold
 
     async def start(self) -> None:
         """Starts the controllers, or campaigns for the lease and starts them once it leads."""
@@ -196,6 +204,7 @@ class ControllerManager:
         if enabled(self.names, "root-ca-cert-publisher") and self.root_ca and configmaps is not None:
             new.append(RootCACertPublisher(_find(resources, "namespaces"), configmaps, self.root_ca))
         self._add_workload_controllers(new)
+        self._add_batch_controllers(new)
         self._add_certificate_controllers(new)
         self._add_autoscaling_controllers(new)
         self._add_service_and_disruption_controllers(new)
@@ -225,6 +234,24 @@ class ControllerManager:
             informers, events = self._shared()
             new.append(StatefulSetController(self.loopback, informers,
                                              events.new_recorder(EventSource(STATEFULSET_COMPONENT))))
+
+    def _add_batch_controllers(self, new: list[Any]) -> None:
+        """job, cronjob, ttl-after-finished, and podgc (which collects the pods they leave)."""
+        assert self.loopback is not None
+        batch = ("batch", "v1") in self.group_versions
+        if enabled(self.names, "job") and batch:
+            informers, events = self._shared()
+            new.append(JobController(self.loopback, informers, events.new_recorder(EventSource(JOB_COMPONENT))))
+        if enabled(self.names, "cronjob") and batch:
+            informers, events = self._shared()
+            new.append(CronJobController(self.loopback, informers,
+                                         events.new_recorder(EventSource(CRONJOB_COMPONENT))))
+        if enabled(self.names, "ttl-after-finished") and batch:
+            informers, _ = self._shared()
+            new.append(TTLAfterFinishedController(self.loopback, informers))
+        if enabled(self.names, "podgc"):
+            informers, _ = self._shared()
+            new.append(PodGCController(self.loopback, informers, self.terminated_pod_gc_threshold))
 
     def _add_service_and_disruption_controllers(self, new: list[Any]) -> None:
         assert self.loopback is not None

@@ -76,6 +76,8 @@ class ExtraConfig:
     endpoint_slices: EndpointSliceConfiguration = field(default_factory=EndpointSliceConfiguration)
     # --simulated-nodes and the node lifecycle's grace period.
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
+    # --terminated-pod-gc-threshold (podgc).
+    terminated_pod_gc_threshold: int = 12500
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -129,6 +131,7 @@ class Instance:
         controllers.csr_signing, controllers.hpa = extra.csr_signing, extra.hpa
         controllers.endpoint_slices = extra.endpoint_slices
         controllers.nodes = extra.nodes
+        controllers.terminated_pod_gc_threshold = extra.terminated_pod_gc_threshold
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
         self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
