@@ -359,3 +359,35 @@ def test_pod_topology_spread_system_defaults_spread_a_controllers_pods_by_hostna
     assert got["c"] > got["b"] > got["a"]
     no_owner = PodTopologySpread()  # no Service nor controller selects it: no default constraints
     assert no_owner.pre_score(CycleState(), pod("p", labels=web), [a, b, c]).code == Code.SKIP
+
+
+def test_a_pod_pinned_by_match_fields_is_filtered_on_its_node_only() -> None:
+    """NodeAffinity's PreFilterResult (a DaemonSet's pods): the other nodes are not filtered and count as
+    not satisfying the plugin."""
+    pinned = pod(
+        "p",
+        cpu="2",
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["b"]}]}
+                    ]
+                }
+            }
+        },
+    )
+    nodes = [node_info(node("a")), node_info(node("b", cpu="1")), node_info(node("c"))]
+    try:
+        Framework(default_plugins()).find_nodes_that_fit(pinned, nodes)
+    except FitError as err:
+        message = str(err)
+    assert message == (
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+        "no new claims to deallocate, preemption: 0/3 nodes are available: "
+        "1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."
+    )
+    _, feasible, _ = Framework(default_plugins()).find_nodes_that_fit(
+        pod("q", **pinned["spec"]) | {}, nodes[:1] + [node_info(node("b"))]
+    )
+    assert [n.name for n in feasible] == ["b"]

@@ -26,6 +26,7 @@ NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 class Diagnosis:
     node_statuses: dict[str, Status] = field(default_factory=dict)
     pre_filter_message: str = ""
+    absent_status: Status | None = None  # what the nodes a PreFilterResult left out count as
 
 
 @dataclass
@@ -45,6 +46,10 @@ class FitError(Exception):
         reasons: Counter[str] = Counter()
         for status in self.diagnosis.node_statuses.values():
             reasons.update(status.reasons)
+        absent = self.num_all_nodes - len(self.diagnosis.node_statuses)
+        if self.diagnosis.absent_status is not None and absent > 0:
+            for reason in self.diagnosis.absent_status.reasons:
+                reasons[reason] += absent
         histogram = self._histogram(reasons)
         return f"{message} {histogram}." if histogram else message
 
@@ -99,9 +104,10 @@ class Framework:
                 raise FitError(pod, len(nodes), diagnosis)
             if status.code != Code.SKIP:
                 active.append(plugin)
+        candidates = self._pre_filter_result(state, nodes, diagnosis)
         feasible: list[NodeInfo] = []
         processed = 0
-        for node in nodes:
+        for node in candidates:
             if limit is not None and len(feasible) >= limit:
                 break
             processed += 1
@@ -115,6 +121,19 @@ class Framework:
         if not feasible:
             raise FitError(pod, len(nodes), diagnosis)
         return state, feasible, processed
+
+    def _pre_filter_result(
+        self, state: CycleState, nodes: list[NodeInfo], diagnosis: Diagnosis
+    ) -> list[NodeInfo]:
+        """The nodes the PreFilter plugins left to filter; the others are reported as not satisfying them."""
+        if not state.node_names:
+            return nodes
+        allowed = set.intersection(*state.node_names.values())
+        plugins = " ".join(sorted(state.node_names))
+        diagnosis.absent_status = Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"node(s) didn't satisfy plugin(s) [{plugins}]",)
+        )
+        return [node for node in nodes if node.name in allowed]
 
     def _filter_node(self, state: CycleState, pod: Object, node: NodeInfo, plugins: list[Plugin]) -> Status:
         for plugin in plugins:

@@ -51,6 +51,9 @@ class CycleState:
     """What PreFilter and PreScore computed for one pod's attempt, read by Filter and Score."""
 
     data: dict[str, Any] = field(default_factory=dict)
+    # PreFilterResult: the only nodes worth filtering, by the plugin that knows (NodeAffinity's
+    # matchFields on metadata.name); the rest are rejected without running the filters.
+    node_names: dict[str, set[str]] = field(default_factory=dict)
 
 
 def default_normalize_score(scores: dict[str, int], reverse: bool = False) -> None:

@@ -12,6 +12,22 @@ from ..types import SKIP, SUCCESS, CycleState, Status, default_normalize_score, 
 
 Object = dict[str, Any]
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+
+
+def _named_nodes(term: Any) -> set[str] | None:
+    """The node names a term's matchFields metadata.name In requirements all allow (None: no such requirement)."""
+    fields = term.get("matchFields") if isinstance(term, dict) else None
+    names: set[str] | None = None
+    for requirement in fields if isinstance(fields, list) else []:
+        if (
+            isinstance(requirement, dict)
+            and requirement.get("key") == "metadata.name"
+            and requirement.get("operator") == "In"
+        ):
+            values = {v for v in requirement.get("values") or [] if isinstance(v, str)}
+            names = values if names is None else names & values
+    return names
 
 
 def _preferred_terms(pod: Object) -> list[Object]:
@@ -28,6 +44,29 @@ def _preferred_terms(pod: Object) -> list[Object]:
 class NodeAffinity(Plugin):
     name = "NodeAffinity"
     weight = 2
+
+    def pre_filter(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+        """The nodes named by matchFields metadata.name In, when every term names some (a DaemonSet's
+        pods): only those are filtered."""
+        spec = pod.get("spec") or {}
+        affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+        node_affinity = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if required is None and not spec.get("nodeSelector"):
+            return SKIP
+        terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+        if not isinstance(terms, list) or not terms:
+            return SUCCESS
+        names: set[str] = set()
+        for term in terms:
+            term_names = _named_nodes(term)
+            if term_names is None:
+                return SUCCESS  # terms are ORed: a term without names lets every node through
+            names |= term_names
+        if not names:
+            return unresolvable(ERR_REASON_CONFLICT)
+        state.node_names[self.name] = names
+        return SUCCESS
 
     def filter(self, state: CycleState, pod: Object, node: NodeInfo) -> Status:
         try:
