@@ -64,6 +64,7 @@ class CompletedOptions:
     hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
     endpoint_slices: EndpointSliceConfiguration = field(default_factory=EndpointSliceConfiguration)
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
+    terminated_pod_gc_threshold: int = 12500
 
     # Shortcuts to the values the server needs most.
     @property
@@ -210,6 +211,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         hpa=s.hpa,
         endpoint_slices=s.endpoint_slices,
         nodes=s.nodes,
+        terminated_pod_gc_threshold=s.terminated_pod_gc_threshold,
     )
     with credentials_lock(completed.data_dir):
         _maybe_generate_certs(completed)
