@@ -387,7 +387,6 @@ def test_a_pod_pinned_by_match_fields_is_filtered_on_its_node_only() -> None:
         "no new claims to deallocate, preemption: 0/3 nodes are available: "
         "1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."
     )
-    _, feasible, _ = Framework(default_plugins()).find_nodes_that_fit(
-        pod("q", **pinned["spec"]) | {}, nodes[:1] + [node_info(node("b"))]
-    )
+    big_b = [nodes[0], node_info(node("b"))]
+    _, feasible, _ = Framework(default_plugins()).find_nodes_that_fit(pinned, big_b)
     assert [n.name for n in feasible] == ["b"]
