@@ -299,3 +299,24 @@ def test_max_endpoints_flags_are_validated(tmp_path: Path) -> None:
     errs = ServerRunOptions.parse(args).complete().validate()
     assert "max-endpoints-per-slice must be at least 1, got 0" in errs
     assert "mirroring-max-endpoints-per-subset must be less than or equal to 1000, got 1001" in errs
+
+
+def test_traffic_distribution_hints() -> None:
+    """PreferClose: ready endpoints hinted for their zone; PreferSameNode adds their node; unset: none."""
+    node = {"metadata": {"name": "n", "labels": {"topology.kubernetes.io/zone": "z1"}}}
+    reconciler = Reconciler("endpointslice-controller.k8s.io", 100, lambda name: node)
+    not_ready = _pod(2)
+    not_ready["status"]["conditions"][0]["status"] = "False"
+    pods = [_pod(1), not_ready]
+    close = {**SERVICE, "spec": {**SERVICE["spec"], "trafficDistribution": "PreferClose"}}
+    [created] = reconciler.reconcile(close, pods, []).create
+    hints = {e["targetRef"]["name"]: e.get("hints") for e in created["endpoints"]}
+    assert hints == {"p1": {"forZones": [{"name": "z1"}]}, "p2": None}
+
+    created["metadata"].update(name="s", resourceVersion="1")
+    assert not reconciler.reconcile(close, pods, [created]).update  # hints as wanted: nothing to write
+    same_node = {**SERVICE, "spec": {**SERVICE["spec"], "trafficDistribution": "PreferSameNode"}}
+    [updated] = reconciler.reconcile(same_node, pods, [created]).update
+    assert updated["endpoints"][0]["hints"] == {"forZones": [{"name": "z1"}], "forNodes": [{"name": "n"}]}
+    [cleared] = reconciler.reconcile(SERVICE, pods, [created]).update  # no distribution: hints removed
+    assert all("hints" not in e for e in cleared["endpoints"])

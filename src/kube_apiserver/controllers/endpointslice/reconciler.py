@@ -206,6 +206,7 @@ class Reconciler:
         for address_type in types:
             self._reconcile_address_type(service, pods, by_type[address_type], address_type, changes)
         self._creates_as_updates(service, changes)
+        _reconcile_hints(service, existing, changes)
         return changes
 
     def _reconcile_address_type(
@@ -281,7 +282,7 @@ class Reconciler:
                 wanted = desired.pop(endpoint_key(endpoint), None)
                 if wanted is not None:
                     kept.append(wanted)
-                    updated = updated or wanted != endpoint
+                    updated = updated or not _equal_beyond_hints(wanted, endpoint)
             labels, labels_changed = slice_labels(endpoint_slice, service, self.controller_name)
             if updated or len(kept) != len(endpoint_slice.get("endpoints") or ()):
                 if not kept:
@@ -342,6 +343,69 @@ class Reconciler:
                 changes.delete.pop(i)
             else:
                 i += 1
+
+
+# ---- trafficDistribution hints (staging endpointslice/trafficdist) ----
+
+
+def _ready(endpoint: Object) -> bool:
+    return bool((endpoint.get("conditions") or {}).get("ready"))
+
+
+def _wanted_hints(endpoint: Object, distribution: str | None) -> Object | None:
+    """The hints a ready endpoint gets: its zone with PreferClose/PreferSameZone; its zone and node with
+    PreferSameNode (the zone for consumers that only know zone hints); none otherwise."""
+    if distribution not in ("PreferClose", "PreferSameZone", "PreferSameNode"):
+        return None
+    hints: Object = {}
+    if endpoint.get("zone"):
+        hints["forZones"] = [{"name": endpoint["zone"]}]
+    if distribution == "PreferSameNode" and endpoint.get("nodeName"):
+        hints["forNodes"] = [{"name": endpoint["nodeName"]}]
+    return hints or None
+
+
+def _needs_hints_update(endpoint_slice: Object, distribution: str | None) -> bool:
+    for endpoint in endpoint_slice.get("endpoints") or ():
+        if distribution is None or _ready(endpoint):
+            if endpoint.get("hints") != _wanted_hints(endpoint, distribution):
+                return True
+    return False
+
+
+def _set_hints(endpoint_slice: Object, distribution: str | None) -> None:
+    """The ready endpoints' hints as wanted (without a distribution, every endpoint's removed)."""
+    for endpoint in endpoint_slice.get("endpoints") or ():
+        if distribution is not None and not _ready(endpoint):
+            continue
+        hints = _wanted_hints(endpoint, distribution)
+        if hints is None:
+            endpoint.pop("hints", None)
+        else:
+            endpoint["hints"] = hints
+
+
+def _reconcile_hints(service: Object, existing: list[Object], changes: Changes) -> None:
+    """ReconcileHints: hints on the slices written anyway; an unchanged slice with wrong hints is
+    rewritten too. (The topology-mode annotation's allocation by zone CPU is not implemented: a Service
+    with it is left to its spec.trafficDistribution like any other.)"""
+    distribution = (service.get("spec") or {}).get("trafficDistribution")
+    if distribution not in ("PreferClose", "PreferSameZone", "PreferSameNode"):
+        distribution = None
+    touched = {s["metadata"].get("name") for s in changes.update + changes.delete}
+    for endpoint_slice in existing:
+        name = endpoint_slice["metadata"].get("name")
+        if name in touched or not owned_by(endpoint_slice, service):
+            continue
+        if _needs_hints_update(endpoint_slice, distribution):
+            changes.update.append(copy.deepcopy(endpoint_slice))
+    for endpoint_slice in changes.create + changes.update:
+        _set_hints(endpoint_slice, distribution)
+
+
+def _equal_beyond_hints(a: Object, b: Object) -> bool:
+    """EndpointsEqualBeyondHash: hints are the hints reconciler's business, not a change of the endpoint."""
+    return {k: v for k, v in a.items() if k != "hints"} == {k: v for k, v in b.items() if k != "hints"}
 
 
 def _slice_to_fill(slices: list[Object], count: int, limit: int) -> Object | None:
