@@ -160,6 +160,7 @@ def _ready(srv: Server, name: str) -> None:
     pod = srv.request("GET", path).json()
     pod["status"] = {
         "phase": "Running",
+        "startTime": "2026-01-01T00:00:00Z",
         "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
     }
     assert srv.request("PUT", path, pod).status == 200

@@ -192,6 +192,18 @@ class ServerRunOptions:
             "The period for which autoscaler will look backwards and not scale down below any "
             "recommendation it made during that period.",
         )
+        fs.duration_var(
+            self.hpa,
+            "cpu_initialization_period",
+            "horizontal-pod-autoscaler-cpu-initialization-period",
+            "The period after pod start when CPU samples might be skipped.",
+        )
+        fs.duration_var(
+            self.hpa,
+            "initial_readiness_delay",
+            "horizontal-pod-autoscaler-initial-readiness-delay",
+            "The period after pod start during which readiness changes will be treated as initial readiness.",
+        )
 
     def _add_endpoint_slice_flags(self, fs: FlagSet) -> None:
         """kube-controller-manager's EndpointSliceControllerOptions and EndpointSliceMirroringControllerOptions."""

@@ -25,7 +25,12 @@ from kube_apiserver.controllers.podautoscaler.behavior import (
 )
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
 from kube_apiserver.controllers.podautoscaler.horizontal import convert_desired_replicas_with_rules
-from kube_apiserver.controllers.podautoscaler.replicas import MetricsError, resource_replicas
+from kube_apiserver.controllers.podautoscaler.replicas import (
+    MetricsError,
+    PodMetric,
+    Timing,
+    resource_replicas,
+)
 
 NS = "default"
 NO_METRICS = (
@@ -172,37 +177,58 @@ def test_a_missing_target_is_failed_get_scale(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+STARTED = "2026-01-01T00:00:00Z"  # long before NOW: past the CPU initialization period
+NOW = 1_800_000_000.0  # 2027-01-15
+
+
 def _pod(name: str, cpu_request: str = "100m", ready: bool = True, phase: str = "Running") -> dict:
+    ready_condition = {"type": "Ready", "status": "True" if ready else "False", "lastTransitionTime": STARTED}
     return {
         "metadata": {"name": name, "labels": {"app": "x"}},
         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu_request}}}]},
-        "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+        "status": {"phase": phase, "startTime": STARTED, "conditions": [ready_condition]},
     }
+
+
+def _calc(
+    current: int, utilization: int | None, pods: list[dict], usage: dict[str, int], average: int | None = None
+):  # noqa: ANN202
+    metrics = {name: PodMetric(value, NOW - 10, 30.0) for name, value in usage.items()}
+    return resource_replicas(current, utilization, average, "cpu", 0.1, pods, metrics, timing=Timing(now=NOW))
 
 
 def test_replica_calculation() -> None:
     pods = [_pod("a"), _pod("b")]
     # 100% of request against a 50% target: twice the pods
-    assert resource_replicas(2, 50, None, "cpu", 0.1, pods, {"a": 100, "b": 100}).replicas == 4
+    assert _calc(2, 50, pods, {"a": 100, "b": 100}).replicas == 4
     # within the tolerance: unchanged
-    assert resource_replicas(2, 50, None, "cpu", 0.1, pods, {"a": 54, "b": 54}).replicas == 2
+    assert _calc(2, 50, pods, {"a": 54, "b": 54}).replicas == 2
     # 25% against 50%: half
-    proposal = resource_replicas(4, 50, None, "cpu", 0.1, pods, {"a": 25, "b": 25})
+    proposal = _calc(4, 50, pods, {"a": 25, "b": 25})
     assert (proposal.replicas, proposal.utilization, proposal.raw_average) == (1, 25, 25)
     # a pod without metrics while scaling up counts as idle: 200m of 300m is 66%, / 50% x 3 pods = 4 (not 6)
     three = [*pods, _pod("c")]
-    assert resource_replicas(3, 50, None, "cpu", 0.1, three, {"a": 100, "b": 100}).replicas == 4
-    # an unready pod while scaling up counts as idle too
-    unready = [*pods, _pod("c", ready=False)]
-    assert resource_replicas(3, 50, None, "cpu", 0.1, unready, {"a": 100, "b": 100, "c": 100}).replicas == 4
+    assert _calc(3, 50, three, {"a": 100, "b": 100}).replicas == 4
+    # ... and while scaling down as using its whole request: (10+10+100)/300 = 40% / 50% x 3 = 3: no change
+    assert _calc(3, 50, three, {"a": 10, "b": 10}).replicas == 3
+    # a pod that never became ready, and a pending one, count as idle while scaling up
+    unready = [*pods, _pod("c", ready=False), _pod("d", phase="Pending")]
+    assert _calc(4, 50, unready, {"a": 100, "b": 100, "c": 100}).replicas == 4
+    # a pod without startTime is no CPU sample to trust
+    fresh = _pod("a")
+    del fresh["status"]["startTime"]
+    with pytest.raises(
+        MetricsError, match=r"did not receive metrics for targeted pods \(pods might be unready\)"
+    ):
+        _calc(1, 50, [fresh], {"a": 100})
     # an average value target: 300m average against 100m: three times as many
-    assert resource_replicas(2, None, 100, "cpu", 0.1, pods, {"a": 300, "b": 300}).replicas == 6
+    assert _calc(2, None, pods, {"a": 300, "b": 300}, average=100).replicas == 6
     with pytest.raises(MetricsError, match="missing request for cpu in container c of Pod a"):
         pod = _pod("a")
         del pod["spec"]["containers"][0]["resources"]
-        resource_replicas(2, 50, None, "cpu", 0.1, [pod], {"a": 1})
+        _calc(2, 50, [pod], {"a": 1})
     with pytest.raises(MetricsError, match="no pods returned by selector while calculating replica count"):
-        resource_replicas(2, 50, None, "cpu", 0.1, [], {})
+        _calc(2, 50, [], {})
     assert str(parse_selector("app=x")) == "app=x"
 
 

@@ -26,7 +26,7 @@ from ...client.workqueue import WorkQueue
 from ..queue_controller import QueueController
 from .behavior import History, limit_rate, record_rescale, rules, stabilize
 from .config import HPAControllerConfiguration
-from .replicas import MetricsError, milli_quantity, resource_metrics, resource_replicas
+from .replicas import MetricsError, Timing, milli_quantity, resource_metrics, resource_replicas
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -374,6 +374,9 @@ class HorizontalController(QueueController):
                 pods,
                 metrics,
                 container,
+                Timing(
+                    self.config.cpu_initialization_period, self.config.initial_readiness_delay, time.time()
+                ),
             )
         except MetricsError as err:
             raise MetricsError(f"failed to get {what}: {err}") from None

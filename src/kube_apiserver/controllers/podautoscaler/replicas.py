@@ -1,19 +1,23 @@
 """The resource metrics client and the replica calculator of the horizontalpodautoscaling controller
 (pkg/controller/podautoscaler/metrics and replica_calculator.go): pod usage read from metrics.k8s.io
 through the loopback client (served only when an aggregated APIService provides it, as metrics-server
-does), and the replica count that brings the pods' average back to the target, within the tolerance."""
+does), and the replica count that brings the pods' average back to the target, within the tolerance:
+pods being deleted or failed are ignored, pending and (for CPU) not yet ready ones count as idle when
+scaling up, pods without metrics as idle when scaling up and at the target when scaling down."""
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.goduration import parse_duration
 from ...apimachinery.labels import Selector
 from ...apimachinery.quantity import QuantityError, parse
 from ...client.rest import Client
-from ..controller_utils import is_pod_ready
+from ..controller_utils import parse_time, pod_condition
 
 Object = dict[str, Any]
 METRICS_GROUP, METRICS_VERSION = "metrics.k8s.io", "v1beta1"
@@ -23,7 +27,15 @@ class MetricsError(Exception):
     """What went wrong computing a proposal; the message is upstream's chain of wrapped errors."""
 
 
-def _milli(value: Any) -> int:
+@dataclass
+class PodMetric:
+    value: int  # milli units
+    timestamp: float = 0.0
+    window: float = 0.0
+
+
+def milli(value: Any) -> int:
+    """MilliValue of a quantity; 0 for one that does not parse."""
     try:
         return parse(value).scaled(-3)
     except QuantityError:
@@ -35,11 +47,18 @@ def milli_quantity(value: int) -> str:
     return str(value // 1000) if value % 1000 == 0 else f"{value}m"
 
 
+def _window(item: Object) -> float:
+    try:
+        return parse_duration(str(item.get("window") or "0s"))
+    except ValueError:
+        return 0.0
+
+
 async def resource_metrics(
     client: Client, resource: str, namespace: str, selector: Selector, container: str = ""
-) -> dict[str, int]:
-    """GetResourceMetric: each pod's usage of the resource (milli units), summed over its containers (or
-    the one named). A metrics API not served, or no metrics, is an error with upstream's message."""
+) -> dict[str, PodMetric]:
+    """GetResourceMetric: each pod's usage of the resource, summed over its containers (or the one named).
+    A metrics API not served, or no metrics, is an error with upstream's message."""
     pods = client.resource(METRICS_GROUP, METRICS_VERSION, "pods").namespace(namespace)
     try:
         listed = await pods.list(labelSelector=str(selector))
@@ -51,19 +70,111 @@ async def resource_metrics(
             f"unable to get metrics for resource {resource}: unable to fetch metrics from resource "
             f"metrics API: {message}"
         ) from None
-    items = listed.get("items") or []
+    items = [i for i in listed.get("items") or () if isinstance(i, dict)]
     if not items:
         raise MetricsError(
             f"unable to get metrics for resource {resource}: no metrics returned from resource metrics API"
         )
-    usage: dict[str, int] = {}
+    usage: dict[str, PodMetric] = {}
     for item in items:
         containers = [c for c in item.get("containers") or () if not container or c.get("name") == container]
         if container and not containers:
-            continue
+            continue  # a pod without that container has no metric for it
         name = (item.get("metadata") or {}).get("name", "")
-        usage[name] = sum(_milli((c.get("usage") or {}).get(resource, "0")) for c in containers)
+        total = sum(milli((c.get("usage") or {}).get(resource, "0")) for c in containers)
+        usage[name] = PodMetric(total, parse_time(item.get("timestamp")) or 0.0, _window(item))
     return usage
+
+
+@dataclass(frozen=True)
+class Timing:
+    """--horizontal-pod-autoscaler-cpu-initialization-period and -initial-readiness-delay, and now."""
+
+    cpu_initialization_period: float = 300.0
+    initial_readiness_delay: float = 30.0
+    now: float = 0.0
+
+
+@dataclass
+class Groups:
+    ready: int
+    unready: set[str]
+    missing: set[str]
+    ignored: set[str]
+
+
+def _cpu_unready(pod: Object, metric: PodMetric, timing: Timing) -> bool:
+    """A CPU sample not to trust: the pod not ready within its initialization period, or its sample
+    taken before a window passed since it became ready; later, a pod that never became ready."""
+    ready = pod_condition(pod, "Ready")
+    started = parse_time((pod.get("status") or {}).get("startTime"))
+    if ready is None or started is None:
+        return True
+    transition = parse_time(ready.get("lastTransitionTime")) or 0.0
+    if started + timing.cpu_initialization_period > timing.now:
+        return ready.get("status") == "False" or metric.timestamp < transition + metric.window
+    return ready.get("status") == "False" and started + timing.initial_readiness_delay > transition
+
+
+def group_pods(pods: list[Object], metrics: dict[str, PodMetric], resource: str, timing: Timing) -> Groups:
+    """groupPods."""
+    groups = Groups(0, set(), set(), set())
+    for pod in pods:
+        name = pod["metadata"].get("name", "")
+        phase = (pod.get("status") or {}).get("phase")
+        if pod["metadata"].get("deletionTimestamp") or phase == "Failed":
+            groups.ignored.add(name)
+        elif phase == "Pending":
+            groups.unready.add(name)
+        elif name not in metrics:
+            groups.missing.add(name)
+        elif resource == "cpu" and _cpu_unready(pod, metrics[name], timing):
+            groups.unready.add(name)
+        else:
+            groups.ready += 1
+    return groups
+
+
+def calculate_requests(pods: list[Object], container: str, resource: str) -> dict[str, int]:
+    """calculateRequests: each pod's request of the resource over its containers (and restartable init
+    containers); MetricsError naming a container without one."""
+    requests = {}
+    for pod in pods:
+        spec = pod.get("spec") or {}
+        containers = list(spec.get("containers") or ())
+        containers += [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+        total = 0
+        for c in containers:
+            if container and c.get("name") != container:
+                continue
+            request = ((c.get("resources") or {}).get("requests") or {}).get(resource)
+            if request is None:
+                raise MetricsError(
+                    f"missing request for {resource} in container {c.get('name', '')} of Pod "
+                    f"{pod['metadata'].get('name', '')}"
+                )
+            total += milli(request)
+        requests[pod["metadata"].get("name", "")] = total
+    return requests
+
+
+def utilization_ratio(
+    metrics: dict[str, PodMetric], requests: dict[str, int], target: int
+) -> tuple[float, int, int]:
+    """GetResourceUtilizationRatio: (ratio to the target, utilization percent, average raw value)."""
+    used = [(m.value, requests[name]) for name, m in metrics.items() if name in requests]
+    request_total = sum(r for _, r in used)
+    if request_total == 0:
+        raise MetricsError("no metrics returned matched known pods")
+    metrics_total = sum(v for v, _ in used)
+    utilization = int(metrics_total * 100 / request_total)
+    return utilization / target, utilization, metrics_total // len(used)
+
+
+def usage_ratio(metrics: dict[str, PodMetric], target: int) -> tuple[float, int]:
+    """GetMetricUsageRatio: (average / target, average)."""
+    average = sum(m.value for m in metrics.values()) // len(metrics)
+    return average / target, average
 
 
 @dataclass
@@ -73,43 +184,6 @@ class Proposal:
     raw_average: int  # milli units per pod
 
 
-def _requests(pod: Object, resource: str, container: str) -> int:
-    """The pod's request of the resource; MetricsError naming a container without one."""
-    total = 0
-    for c in (pod.get("spec") or {}).get("containers") or ():
-        if container and c.get("name") != container:
-            continue
-        request = ((c.get("resources") or {}).get("requests") or {}).get(resource)
-        if request is None:
-            raise MetricsError(
-                f"missing request for {resource} in container {c.get('name', '')} of Pod "
-                f"{pod['metadata'].get('name', '')}"
-            )
-        total += _milli(request)
-    return total
-
-
-def _group_pods(
-    pods: list[Object], metrics: dict[str, int], resource: str
-) -> tuple[set[str], set[str], set[str]]:
-    """groupPods: the ready pods with metrics, the unready ones (cpu only: not Ready yet), those without
-    metrics; pods being deleted or failed are ignored."""
-    ready, unready, missing = set(), set(), set()
-    for pod in pods:
-        name = pod["metadata"].get("name", "")
-        if pod["metadata"].get("deletionTimestamp") or (pod.get("status") or {}).get("phase") == "Failed":
-            continue
-        if (pod.get("status") or {}).get("phase") == "Pending":
-            unready.add(name)
-        elif name not in metrics:
-            missing.add(name)
-        elif resource == "cpu" and not is_pod_ready(pod):
-            unready.add(name)
-        else:
-            ready.add(name)
-    return ready, unready, missing
-
-
 def resource_replicas(
     current: int,
     target_utilization: int | None,
@@ -117,61 +191,52 @@ def resource_replicas(
     resource: str,
     tolerance: float,
     pods: list[Object],
-    metrics: dict[str, int],
+    metrics: dict[str, PodMetric],
     container: str = "",
+    timing: Timing | None = None,
 ) -> Proposal:
     """GetResourceReplicas (a utilization target, percent of request) or GetRawResourceReplicas (an
-    average value target, milli units): ceil(ratio x pods with metrics), the missing pods assumed at the
-    target's far side and the unready ones at zero when scaling up, no change within the tolerance."""
+    average value target, milli units)."""
+    timing = timing or Timing(now=time.time())
     if not pods:
         raise MetricsError("no pods returned by selector while calculating replica count")
-    ready, unready, missing = _group_pods(pods, metrics, resource)
-    by_name = {p["metadata"].get("name", ""): p for p in pods}
-    used = {name: metrics[name] for name in ready}
-    if not used:
+    groups = group_pods(pods, metrics, resource, timing)
+    metrics = {n: m for n, m in metrics.items() if n not in groups.ignored and n not in groups.unready}
+    if not metrics:
         raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
-    requests = (
-        {name: _requests(by_name[name], resource, container) for name in ready | missing | unready}
-        if target_utilization is not None
-        else {}
-    )
+    if target_utilization is not None:
+        requests = calculate_requests(pods, container, resource)
 
-    def ratio_of(usage: dict[str, int]) -> tuple[float, int, int]:
-        total = sum(usage.values())
-        average = total // len(usage)
-        if target_utilization is None:
-            return total / (target_average * len(usage)) if target_average else 0.0, 0, average  # type: ignore[operator]
-        request = sum(requests[n] for n in usage)
-        if request == 0:
-            raise MetricsError("no metrics returned matched known pods")
-        utilization = int(total * 100 / request)
-        return utilization / target_utilization, utilization, average
+        def ratio_of(m: dict[str, PodMetric]) -> tuple[float, int, int]:
+            return utilization_ratio(m, requests, target_utilization)
 
-    ratio, utilization, average = ratio_of(used)
-    if not unready and not missing:
+        fallback = {n: requests.get(n, 0) * max(100, target_utilization) // 100 for n in groups.missing}
+    else:
+        target = max(target_average or 0, 1)
+
+        def ratio_of(m: dict[str, PodMetric]) -> tuple[float, int, int]:
+            ratio, average = usage_ratio(m, target)
+            return ratio, 0, average
+
+        fallback = {n: target for n in groups.missing}
+    ratio, utilization, average = ratio_of(metrics)
+    scale_up_with_unready = bool(groups.unready) and ratio > 1.0
+    if not scale_up_with_unready and not groups.missing:
         if abs(1.0 - ratio) <= tolerance:
             return Proposal(current, utilization, average)
-        return Proposal(math.ceil(ratio * len(used)), utilization, average)
-    scale_up_unready = bool(unready) and ratio > 1.0
-    for name in missing:  # 0 when scaling up, the target when scaling down: the change is never overdone
-        used[name] = 0 if ratio > 1.0 else _assumed_full(name, requests, target_utilization, target_average)
-    if scale_up_unready:
-        for name in unready:
-            used[name] = 0
-    new_ratio, _, _ = ratio_of(used)
-    if abs(1.0 - new_ratio) <= tolerance or (ratio < 1.0 < new_ratio) or (ratio > 1.0 > new_ratio):
-        return Proposal(current, utilization, average)
-    replicas = math.ceil(new_ratio * len(used))
+        return Proposal(math.ceil(ratio * groups.ready), utilization, average)
+    for name in groups.missing:  # at the target when scaling down, idle when scaling up
+        if ratio < 1.0:
+            metrics[name] = PodMetric(fallback[name])
+        elif ratio > 1.0 or target_utilization is None:
+            metrics[name] = PodMetric(0)
+    if scale_up_with_unready:
+        for name in groups.unready:
+            metrics[name] = PodMetric(0)
+    new_ratio = ratio_of(metrics)[0]
+    if abs(1.0 - new_ratio) <= tolerance or ratio < 1.0 < new_ratio or ratio > 1.0 > new_ratio:
+        return Proposal(current, utilization, average)  # too small a change, or the direction would flip
+    replicas = math.ceil(new_ratio * len(metrics))
     if (new_ratio < 1.0 and replicas > current) or (new_ratio > 1.0 and replicas < current):
         return Proposal(current, utilization, average)
     return Proposal(replicas, utilization, average)
-
-
-def _assumed_full(
-    name: str, requests: dict[str, int], target_utilization: int | None, target_average: int | None
-) -> int:
-    """A pod without metrics while scaling down counts as using exactly the target (upstream: 100% of
-    its request for utilization, the target value otherwise)."""
-    if target_utilization is not None:
-        return requests.get(name, 0)
-    return target_average or 0
