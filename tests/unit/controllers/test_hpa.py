@@ -173,6 +173,13 @@ def test_a_missing_target_is_failed_get_scale(tmp_path: Path) -> None:
             assert (
                 await event_message(client, "lost", "FailedGetScale") == 'deployments.apps "nope" not found'
             )
+            oddity = _hpa("odd", "web", 1, 3)
+            oddity["spec"]["scaleTargetRef"]["kind"] = "Nope"
+            await hpas.create(oddity)
+            assert (
+                await event_message(client, "odd", "FailedGetScale")
+                == 'no matches for kind "Nope" in group "apps"'
+            )
 
     asyncio.run(main())
 

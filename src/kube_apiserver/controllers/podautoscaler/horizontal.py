@@ -216,8 +216,10 @@ class HorizontalController(QueueController):
             raise ReconcileError(f"unexpected GroupVersion string: {api_version}")
         try:
             mapping = await self.mapper.rest_mapping(GroupVersionKind(group, version, ref.get("kind") or ""))
-        except NoMatchError as err:
-            raise ReconcileError(str(err)) from None
+        except NoMatchError:  # upstream maps the group and kind (any version): its NoKindMatchError
+            raise ReconcileError(
+                f'no matches for kind "{ref.get("kind") or ""}" in group "{group}"'
+            ) from None
         gvr = mapping.resource
         scales = self.client.resource(gvr.group, gvr.version, gvr.resource).namespace(
             hpa["metadata"]["namespace"]
