@@ -171,7 +171,7 @@ def test_a_plugin_error_is_a_scheduler_error_on_the_pod_and_the_loop_goes_on(tmp
                 ]
 
             cond = (await eventually(bad_condition))[0]
-            assert "running Filter plugin 'NodeName'" in cond["message"]
+            assert cond["message"] == "running \"NodeName\" filter plugin: 'malformed'"
 
     asyncio.run(main())
 

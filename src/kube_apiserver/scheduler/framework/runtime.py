@@ -22,6 +22,15 @@ NO_PREEMPTION_VICTIMS = "No preemption victims found for incoming pod"
 NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 
 
+def _error_message(step: str, plugin: str, err: Exception) -> str:
+    """The frameworkImpl's wrapping of a plugin's error, per extension point."""
+    if step == "Filter":
+        return f'running "{plugin}" filter plugin: {err}'
+    if step in ("Score", "NormalizeScore"):
+        return f'running Score plugins: plugin "{plugin}" failed with: {err}'
+    return f'running {step} plugin "{plugin}": {err}'
+
+
 @dataclass
 class Diagnosis:
     node_statuses: dict[str, Status] = field(default_factory=dict)
@@ -80,7 +89,7 @@ class Framework:
             return call(*args)
         except Exception as err:  # noqa: BLE001 - any bug or malformed field: the pod is rejected
             log.exception("%s %s failed", plugin.name, step)
-            return Status(Code.ERROR, (f"running {step} plugin {plugin.name!r}: {err}",), plugin.name)
+            return Status(Code.ERROR, (_error_message(step, plugin.name, err),), plugin.name)
 
     def find_nodes_that_fit(
         self, pod: Object, nodes: list[NodeInfo], limit: int | None = None
