@@ -428,7 +428,17 @@ def _conditions_up_to_date(status: Object) -> bool:
 
 
 def _selector_text(pdb: Object) -> str:
-    """The selector as Go's %v prints a *metav1.LabelSelector: roughly, its fields."""
-    selector = (pdb.get("spec") or {}).get("selector") or {}
-    match_labels = " ".join(f"{k}:{v}" for k, v in sorted((selector.get("matchLabels") or {}).items()))
-    return f"&LabelSelector{{MatchLabels:map[string]string{{{match_labels}}},MatchExpressions:[]}}"
+    """The selector as Go's %v prints a *metav1.LabelSelector (its generated String())."""
+    selector = (pdb.get("spec") or {}).get("selector")
+    if selector is None:
+        return "nil"
+    labels = "".join(f"{k}: {v}," for k, v in sorted((selector.get("matchLabels") or {}).items()))
+    requirements = "".join(
+        f"LabelSelectorRequirement{{Key:{r.get('key', '')},Operator:{r.get('operator', '')},"
+        f"Values:[{' '.join(r.get('values') or ())}],}},"
+        for r in selector.get("matchExpressions") or ()
+    )
+    return (
+        f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+        f"MatchExpressions:[]LabelSelectorRequirement{{{requirements}}},}}"
+    )

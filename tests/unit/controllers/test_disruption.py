@@ -316,3 +316,32 @@ def test_percent_of_a_deployments_scale_through_its_replica_set(tmp_path: Path) 
             )
 
     asyncio.run(main())
+
+
+def test_unmanaged_pods_are_reported(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with controller(tmp_path) as client:
+            await _pod(client, "loner", None)
+            selector = {
+                "matchLabels": {"app": "web"},
+                "matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}],
+            }
+            await _budget(client, maxUnavailable="10%", selector=selector)
+            status = await eventually(lambda: _status(client, currentHealthy=1))
+            assert (status["expectedPods"], status["disruptionsAllowed"]) == (0, 0)
+
+            async def reported() -> list[dict]:
+                events = (await _api(client, "", "events").list())["items"]
+                return [e for e in events if e["reason"] == "UnmanagedPods"]
+
+            [event] = await eventually(reported)
+            assert event["type"] == "Warning" and event["involvedObject"]["kind"] == "PodDisruptionBudget"
+            assert event["message"] == (
+                "Pods selected by this PodDisruptionBudget (selector: &LabelSelector{MatchLabels:map[string]string"
+                "{app: web,},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:tier,"
+                "Operator:DoesNotExist,Values:[],},},}) were found to be unmanaged. As a result, the status of the "
+                "PDB cannot be calculated correctly, which may result in undefined behavior. To account for these "
+                'pods please set ".spec.minAvailable" field of the PDB to an integer value.'
+            )
+
+    asyncio.run(main())
