@@ -175,6 +175,12 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
         if self._header_bytes is not None and self._header_bytes > self._header_limit():
             self._refuse(HEADERS_TOO_LARGE)  # still in the headers: what the parser holds stays bounded
 
+    def _unsupported_upgrade_warning(self) -> None:
+        """Websocket upgrades reach the handler, which answers those it speaks (exec and attach of
+        simulated pods, endpoints/http.UpgradeResponse) and refuses the others: no warning for them."""
+        if self._get_upgrade() != b"websocket":
+            super()._unsupported_upgrade_warning()
+
     # ---- parser callbacks ----
 
     def on_message_begin(self) -> None:
