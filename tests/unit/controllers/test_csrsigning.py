@@ -361,3 +361,21 @@ def test_signing_files_per_signer_or_generic() -> None:
     defaulted = CSRSigningConfiguration()
     defaulted.default_to("ca.crt", "ca.key")
     assert defaulted.signer_files()[KUBELET_CLIENT] == ("ca.crt", "ca.key")
+
+
+def test_a_rotated_ca_signs_from_then_on(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with signing(tmp_path) as (client, old_ca):
+            await _csrs(client).create(
+                csr_object("before", KUBE_APISERVER_CLIENT, make_request("a"), ["client auth"])
+            )
+            await decide(client, "before")
+            (await certificate_of(client, "before")).verify_directly_issued_by(old_ca.certificate)
+            new_ca = CertificateAuthority.load(*make_ca(tmp_path))  # the same files, a new CA
+            await _csrs(client).create(
+                csr_object("after", KUBE_APISERVER_CLIENT, make_request("b"), ["client auth"])
+            )
+            await decide(client, "after")
+            (await certificate_of(client, "after")).verify_directly_issued_by(new_ca.certificate)
+
+    asyncio.run(main())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import datetime
 import logging
+import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -252,6 +253,30 @@ class CertificateAuthority:
         )
 
 
+class CAProvider:
+    """A CA read from its files, read again when either file changes (upstream's caProvider reloads
+    them too), so that a rotated CA signs from then on without a restart."""
+
+    def __init__(self, cert_file: str, key_file: str):
+        self.files = (cert_file, key_file)
+        self._stamp: tuple[int, ...] | None = None
+        self._authority: CertificateAuthority | None = None
+        self.current()  # the first read: raises OSError or ValueError
+
+    def current(self) -> CertificateAuthority:
+        """The CA as the files now hold it; the last good one while they are being replaced."""
+        try:
+            stamp = tuple(os.stat(f).st_mtime_ns for f in self.files)
+            if stamp != self._stamp:
+                self._authority, self._stamp = CertificateAuthority.load(*self.files), stamp
+        except (OSError, ValueError):
+            if self._authority is None:
+                raise
+            log.warning("csrsigning: keeping the CA loaded before: %s and %s do not load", *self.files)
+        assert self._authority is not None
+        return self._authority
+
+
 def _subject_alternative_names(request: x509.CertificateSigningRequest) -> list[x509.GeneralName]:
     """The request's DNS names, IP addresses, emails and URIs (the template forwards these, no other
     extension)."""
@@ -372,7 +397,7 @@ class CSRSigningController(CertificateController):
         self,
         client: Client,
         informers: SharedInformerFactory,
-        authorities: dict[str, CertificateAuthority],
+        authorities: dict[str, CAProvider],
         duration: float = DEFAULT_DURATION,
         clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
     ):
@@ -387,8 +412,8 @@ class CSRSigningController(CertificateController):
             return
         spec = csr.get("spec") or {}
         signer_name = spec.get("signerName", "")
-        authority = self.authorities.get(signer_name)
-        if authority is None:
+        provider = self.authorities.get(signer_name)
+        if provider is None:
             return  # not ours (or a built-in signer without a CA here)
         name = csr["metadata"]["name"]
         try:
@@ -402,15 +427,14 @@ class CSRSigningController(CertificateController):
             await self._fail(csr, refusal)
             return
         try:
-            pem = authority.sign(
+            pem = provider.current().sign(
                 request,
                 usages,
                 certificate_duration(self.duration, spec.get("expirationSeconds")),
                 self.clock(),
             )
-        except (ValueError, TypeError) as err:
-            log.warning("csrsigning: error auto signing csr %r: %s", name, err)
-            return
+        except (ValueError, TypeError) as err:  # retried with backoff: the CA may be rotated meanwhile
+            raise SigningError(f"error auto signing csr {name!r}: {err}") from None
         await self._write_status(csr, {**(csr.get("status") or {}), "certificate": _b64(pem)})
 
     async def _fail(self, csr: Object, message: str) -> None:
@@ -438,15 +462,19 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def load_authorities(config: CSRSigningConfiguration) -> dict[str, CertificateAuthority]:
-    """Each signer's CA, loaded once per pair of files; a pair that does not load is logged and its
+class SigningError(Exception):
+    pass
+
+
+def load_authorities(config: CSRSigningConfiguration) -> dict[str, CAProvider]:
+    """Each signer's CA, one provider per pair of files; a pair that does not load is logged and its
     signers skipped (kube-controller-manager would fail to start that controller)."""
-    loaded: dict[tuple[str, str], CertificateAuthority | None] = {}
+    loaded: dict[tuple[str, str], CAProvider | None] = {}
     authorities = {}
     for signer_name, pair in config.signer_files().items():
         if pair not in loaded:
             try:
-                loaded[pair] = CertificateAuthority.load(*pair)
+                loaded[pair] = CAProvider(*pair)
             except (OSError, ValueError) as err:
                 log.error(
                     "csrsigning: skipping %s: unable to load the CA from %s and %s: %s",
