@@ -189,6 +189,9 @@ class JobController(QueueController):
         # Per Job, the pods whose finalizer this controller removed and the informer still shows.
         self.finalizer_expectations: dict[str, set[str]] = {}
         self.backoff: dict[str, BackoffRecord] = {}
+        # Per Job, what its last status write returned: newer than the informer's copy until the watch
+        # catches up, so the next sync does not conflict on its own write.
+        self.written: dict[str, Object] = {}
         self.pod_control = PodControl(lambda ns: client.resource("", "v1", "pods").namespace(ns), recorder)
         self.informers = (self.jobs, self.pods)
 
@@ -223,6 +226,7 @@ class JobController(QueueController):
         self.expectations.delete(key)
         self.finalizer_expectations.pop(key, None)
         self.backoff.pop(key, None)
+        self.written.pop(key, None)
         self.queue.add(key)
         uid = job["metadata"].get("uid")
         for pod in self.pods.indexer.list(job["metadata"].get("namespace", "")):
@@ -319,11 +323,12 @@ class JobController(QueueController):
     # ---- sync ----
 
     async def sync_handler(self, key: str) -> None:
-        job = self.jobs.indexer.get(key)
+        job = self._latest(key)
         if job is None:
             self.expectations.delete(key)
             self.finalizer_expectations.pop(key, None)
             self.backoff.pop(key, None)
+            self.written.pop(key, None)
             return
         managed_by = (job.get("spec") or {}).get("managedBy")
         if managed_by and managed_by != MANAGED_BY_CONTROLLER:
@@ -368,6 +373,21 @@ class JobController(QueueController):
             job, selector, API_VERSION, KIND, self.pod_control.patch_pod, recheck_deletion_timestamp(fresh)
         )
         return await manager.claim(pods)
+
+    def _latest(self, key: str) -> Object | None:
+        """The informer's Job, or the one this controller last wrote when that is the same Job, newer."""
+        cached, written = self.jobs.indexer.get(key), self.written.get(key)
+        if (
+            cached is None
+            or written is None
+            or written["metadata"].get("uid") != cached["metadata"].get("uid")
+        ):
+            self.written.pop(key, None)
+            return cached
+        if _resource_version(written) > _resource_version(cached):
+            return written
+        self.written.pop(key, None)  # the informer caught up
+        return cached
 
     def _context(self, key: str, job: Object, pods: list[Object]) -> SyncContext:
         status = job.get("status") or {}
@@ -435,8 +455,10 @@ class JobController(QueueController):
         manage_error: Exception | None = None
         active = len(ctx.active)
         try:
-            if final is not None or suspended:
+            if final is not None:  # deleteActivePods: the pods keep their finalizer and count as failed
                 active -= await self._delete_pods(key, job, ctx.active[:MAX_POD_CREATE_DELETE_PER_SYNC])
+            elif suspended:
+                active -= await self._delete_pods(key, job, ctx.active[:MAX_POD_CREATE_DELETE_PER_SYNC], True)
             elif self.expectations.satisfied(key):
                 active += await self._manage(key, job, ctx, status, record)
         except (errors.StatusError, ValueError) as err:
@@ -559,7 +581,7 @@ class JobController(QueueController):
         diff = len(ctx.active) - want
         if diff > 0:
             doomed = rank_pods_for_deletion(ctx.active, [0] * len(ctx.active), self.clock())[:diff]
-            return -await self._delete_pods(key, job, doomed[:MAX_POD_CREATE_DELETE_PER_SYNC])
+            return -await self._delete_pods(key, job, doomed[:MAX_POD_CREATE_DELETE_PER_SYNC], True)
         if diff < 0 and self._may_create(key, record):
             return await self._create_pods(
                 key, job, [UNKNOWN_INDEX] * min(-diff, MAX_POD_CREATE_DELETE_PER_SYNC)
@@ -591,7 +613,7 @@ class JobController(QueueController):
         if len(keep) > want:
             excess += sorted(keep.values(), key=lambda p: -valid_index(p, completions))[: len(keep) - want]
         if excess:
-            return -await self._delete_pods(key, job, excess[:MAX_POD_CREATE_DELETE_PER_SYNC])
+            return -await self._delete_pods(key, job, excess[:MAX_POD_CREATE_DELETE_PER_SYNC], True)
         missing = [i for i in range(completions) if i not in succeeded and i not in keep]
         missing = missing[: max(0, min(want - len(keep), MAX_POD_CREATE_DELETE_PER_SYNC))]
         if missing and self._may_create(key, record):
@@ -656,16 +678,20 @@ class JobController(QueueController):
         )
         return created
 
-    async def _delete_pods(self, key: str, job: Object, pods: list[Object]) -> int:
-        """Deletes the pods; how many are gone (a 404 counts)."""
+    async def _delete_pods(self, key: str, job: Object, pods: list[Object], uncounted: bool = False) -> int:
+        """Deletes the pods; how many are gone (a 404 counts). `uncounted` (deleteJobPods: suspended or
+        excess pods): each loses its tracking finalizer first, so it is never counted as failed."""
         if not pods:
             return 0
         self.expectations.expect_deletions_of(key, [object_key(p) for p in pods])
         namespace = job["metadata"]["namespace"]
-        results = await asyncio.gather(
-            *(self.pod_control.delete_pod(namespace, p["metadata"]["name"], job) for p in pods),
-            return_exceptions=True,
-        )
+
+        async def delete(pod: Object) -> None:
+            if uncounted and _has_finalizer(pod):
+                await self._remove_finalizer(pod)
+            await self.pod_control.delete_pod(namespace, pod["metadata"]["name"], job)
+
+        results = await asyncio.gather(*(delete(p) for p in pods), return_exceptions=True)
         deleted, failure = 0, None
         for pod, result in zip(pods, results, strict=True):
             if isinstance(result, BaseException):
@@ -774,7 +800,16 @@ class JobController(QueueController):
         if status == (job.get("status") or {}):
             return job
         api = self.client.resource("batch", "v1", "jobs").namespace(job["metadata"]["namespace"])
-        return await api.update_status({**job, "status": status})
+        written = await api.update_status({**job, "status": status})
+        self.written[object_key(written)] = written
+        return written
+
+
+def _resource_version(obj: Object) -> int:
+    try:
+        return int(obj["metadata"].get("resourceVersion") or 0)
+    except ValueError:
+        return 0
 
 
 def _set_counter(status: Object, name: str, value: int) -> None:
