@@ -321,3 +321,38 @@ def test_a_pods_metric_without_a_custom_metrics_api(tmp_path: Path) -> None:
             )
 
     asyncio.run(main())
+
+
+def test_two_hpas_over_the_same_pods_are_ambiguous(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with autoscaler(tmp_path) as client:
+            await _api(client, "apps", "v1", "deployments").create(_deployment("web", 2))
+            pod = {
+                "metadata": {"name": "web-1", "labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            }
+            await _api(client, "", "v1", "pods").create(pod)
+            hpas = _api(client, "autoscaling", "v2", "horizontalpodautoscalers")
+            await hpas.create(_hpa("first", "web", 1, 5))
+            await hpas.create(_hpa("second", "web", 1, 5))
+
+            async def ambiguous(name: str) -> dict | None:
+                active = _conditions(await hpas.get(name)).get("ScalingActive")
+                return active if active and active["reason"] == "AmbiguousSelector" else None
+
+            message = (
+                "pods by selector app=web are controlled by multiple HPAs: [default/first default/second]"
+            )
+            for name in ("first", "second"):
+                condition = await eventually(lambda name=name: ambiguous(name))
+                assert condition["status"] == "False" and condition["message"] == message
+            assert await event_message(client, "first", "AmbiguousSelector") == message
+            await hpas.delete("second")
+
+            async def unambiguous() -> bool:
+                active = _conditions(await hpas.get("first")).get("ScalingActive")
+                return active["reason"] == "FailedGetResourceMetric"
+
+            await eventually(unambiguous)
+
+    asyncio.run(main())

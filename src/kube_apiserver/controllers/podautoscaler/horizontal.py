@@ -105,6 +105,8 @@ class HorizontalController(QueueController):
         self.mapper = RESTMapper(client.discovery)
         # per HPA: its recent recommendations and rescales (the stabilization windows, the policies' periods)
         self.recommendations: dict[str, History] = {}
+        # per HPA: its target's selector, as last read (which HPAs control which pods)
+        self.selectors: dict[str, Any] = {}
 
     def register_handlers(self) -> None:
         self.hpas.add_event_handler(EventHandler(self._enqueue, self._update, self._delete))
@@ -118,11 +120,29 @@ class HorizontalController(QueueController):
 
     def _delete(self, hpa: Object) -> None:
         self.recommendations.pop(object_key(hpa), None)
+        self.selectors.pop(object_key(hpa), None)
+
+    def _ambiguous(self, hpa: Object, selector_text: str, selector: Any) -> str:
+        """hpasControllingPodsUnderSelector: the HPAs of the namespace whose target selects a pod this one
+        selects; more than one is an error ("" when there is none)."""
+        key, namespace = object_key(hpa), hpa["metadata"].get("namespace", "")
+        self.selectors[key] = selector
+        labels = [p["metadata"].get("labels") or {} for p in self.pods.indexer.list(namespace)]
+        labels = [pod_labels for pod_labels in labels if selector.matches(pod_labels)]
+        controlling = sorted(
+            other
+            for other, other_selector in self.selectors.items()
+            if other.partition("/")[0] == namespace and any(other_selector.matches(lbl) for lbl in labels)
+        )
+        if len(controlling) <= 1:
+            return ""
+        return f"pods by selector {selector_text} are controlled by multiple HPAs: [{' '.join(controlling)}]"
 
     async def sync_handler(self, key: str) -> None:
         hpa = self.hpas.indexer.get(key)
         if hpa is None:
             self.recommendations.pop(key, None)
+            self.selectors.pop(key, None)
             return
         try:
             await self.reconcile(key, hpa)
@@ -295,6 +315,11 @@ class HorizontalController(QueueController):
             self.recorder.event(hpa, "Warning", "InvalidSelector", message)
             set_condition(hpa, SCALING_ACTIVE, "False", "InvalidSelector", message)
             return -1, "", [], message
+        ambiguity = self._ambiguous(hpa, selector_text, selector)
+        if ambiguity:
+            self.recorder.event(hpa, "Warning", "AmbiguousSelector", ambiguity)
+            set_condition(hpa, SCALING_ACTIVE, "False", "AmbiguousSelector", ambiguity)
+            return -1, "", [], ambiguity
         specs = (hpa.get("spec") or {}).get("metrics") or DEFAULT_METRICS
         spec_replicas = int((scale.get("spec") or {}).get("replicas") or 0)
         statuses: list[Object] = []
