@@ -113,3 +113,12 @@ async def _deleted(c: ControllerCluster, name: str) -> dict | None:
 async def _failed(c: ControllerCluster, name: str) -> dict | None:
     pod = await _pods(c.client).get(name)
     return pod if pod["status"].get("phase") == "Failed" else None
+
+
+def test_the_threshold_flag_reaches_the_controller_manager(tmp_path: Path) -> None:
+    from kube_apiserver.cmd.options import ServerRunOptions
+
+    opts = ServerRunOptions.parse(["--data-dir", str(tmp_path), "--terminated-pod-gc-threshold=7"])
+    assert opts.terminated_pod_gc_threshold == 7
+    assert opts.complete().terminated_pod_gc_threshold == 7
+    assert ServerRunOptions.parse(["--data-dir", str(tmp_path)]).terminated_pod_gc_threshold == 12500
