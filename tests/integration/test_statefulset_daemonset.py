@@ -35,9 +35,45 @@ spec:
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(str(tmp_path_factory.mktemp("sts")), ["--controllers=*,statefulset"]).start()
+    server = Server(str(tmp_path_factory.mktemp("sts")), ["--controllers=*,statefulset,daemonset"]).start()
     yield server
     server.stop()
+
+
+NODES_AND_DAEMONSET = """
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n2
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n3
+spec:
+  taints:
+  - {key: dedicated, value: db, effect: NoSchedule}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - name: agent
+        image: agent:1
+"""
 
 
 def _pods(srv: Server, selector: str) -> dict[str, dict]:
@@ -88,3 +124,23 @@ def test_statefulset_pods_in_order_and_rollouts(srv: Server, kubectl_available: 
     )["items"]
     assert {e["source"]["component"] for e in events} == {"statefulset-controller"}
     assert any(e["message"] == "create Pod web-0 in StatefulSet web successful" for e in events)
+
+
+def test_daemonset_one_pod_per_eligible_node(srv: Server, kubectl_available: None) -> None:
+    srv.kubectl("apply", "-f", "-", input_text=NODES_AND_DAEMONSET)
+    # Admission gave each new node the not-ready NoSchedule taint, lifted by the node lifecycle
+    # controller once the node is Ready: the test plays that part.
+    srv.kubectl("taint", "nodes", "n1", "n2", "n3", "node.kubernetes.io/not-ready:NoSchedule-")
+    pods = wait_for(lambda: (p := _pods(srv, "app=agent")) and len(p) == 2 and p)
+    targets = sorted(
+        p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+            "nodeSelectorTerms"
+        ][0]["matchFields"][0]["values"][0]
+        for p in pods.values()
+    )
+    assert targets == ["n1", "n2"]  # not n3: its taint is not tolerated
+    with playing_kubelet(srv):
+        out = srv.kubectl("rollout", "status", "daemonset/agent", "--timeout=60s", timeout=90).stdout
+    assert 'daemon set "agent" successfully rolled out' in out
+    status = json.loads(srv.kubectl("get", "daemonset", "agent", "-o", "json").stdout)["status"]
+    assert status["desiredNumberScheduled"] == 2 and status["numberReady"] == 2

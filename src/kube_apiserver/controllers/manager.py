@@ -23,6 +23,8 @@ from .certificates.signer import CSRSigningConfiguration, CSRSigningController, 
 from .clusterroleaggregation import ClusterRoleAggregationController
 from .cronjob import COMPONENT as CRONJOB_COMPONENT
 from .cronjob import CronJobController
+from .daemonset import COMPONENT as DAEMONSET_COMPONENT
+from .daemonset import DaemonSetsController
 from .deployment import COMPONENT as DEPLOYMENT_COMPONENT
 from .deployment import DeploymentController
 from .discovery import ServerResources, chain_routes, local_resources
@@ -65,7 +67,7 @@ DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resou
 # Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
 # controllers, the scheduler and simulated nodes move a cluster together (issue 12).
 OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
-OPT_IN_CONTROLLERS += ("statefulset",)
+OPT_IN_CONTROLLERS += ("statefulset", "daemonset")
 OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
 OPT_IN_CONTROLLERS += ("csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling")
 OPT_IN_CONTROLLERS += ("job", "cronjob", "ttl-after-finished", "podgc")
@@ -234,6 +236,10 @@ class ControllerManager:
             informers, events = self._shared()
             new.append(StatefulSetController(self.loopback, informers,
                                              events.new_recorder(EventSource(STATEFULSET_COMPONENT))))
+        if enabled(self.names, "daemonset") and ("apps", "v1") in self.group_versions:
+            informers, events = self._shared()
+            new.append(DaemonSetsController(self.loopback, informers,
+                                            events.new_recorder(EventSource(DAEMONSET_COMPONENT))))
 
     def _add_batch_controllers(self, new: list[Any]) -> None:
         """job, cronjob, ttl-after-finished, and podgc (which collects the pods they leave)."""
