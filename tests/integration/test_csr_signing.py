@@ -2,7 +2,7 @@
 `cryptography` is created from a manifest, `kubectl certificate approve`d, gets a certificate that the
 cluster CA (by default the CA the server generated for itself) verifies, and with --client-ca-file of
 that CA the certificate authenticates against the server as the CSR's subject. A CSR the signer refuses
-shows Failed in `kubectl get csr`."""
+shows Failed in `kubectl get csr`; a kubelet's client CSR is approved by csrapproving on its own."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ from conftest import Server, wait_for
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data_dir = str(tmp_path_factory.mktemp("csr"))
     ca = os.path.join(data_dir, "pki", "ca.crt")  # generated while the options complete, before validation
-    server = Server(data_dir, ["--controllers=*,csrsigning", f"--client-ca-file={ca}"]).start()
+    server = Server(
+        data_dir, ["--controllers=*,csrsigning,csrapproving,csrcleaner", f"--client-ca-file={ca}"]
+    ).start()
     yield server
     server.stop()
 
@@ -130,3 +132,22 @@ def test_a_request_the_signer_refuses_is_failed(srv: Server, kubectl_available: 
     assert condition["message"] == "subject organization is not system:nodes"
     assert "Approved,Failed" in srv.kubectl("get", "csr", "kubelet").stdout
     assert not (_csr(srv, "kubelet").get("status") or {}).get("certificate")
+
+
+def test_a_kubelet_client_csr_is_auto_approved_and_issued(srv: Server, kubectl_available: None) -> None:
+    """csrapproving: the admin may create certificatesigningrequests/nodeclient, so its kubelet client CSR
+    is approved without `kubectl certificate approve`, then signed."""
+    _key, request = _key_and_request("system:node:n2", "system:nodes")
+    _create(
+        srv,
+        "node-n2",
+        request,
+        ["digital signature", "client auth"],
+        "kubernetes.io/kube-apiserver-client-kubelet",
+    )
+    issued = wait_for(lambda: (_csr(srv, "node-n2").get("status") or {}).get("certificate"))
+    [approved] = [c for c in _csr(srv, "node-n2")["status"]["conditions"] if c["type"] == "Approved"]
+    assert approved["reason"] == "AutoApproved"
+    assert approved["message"] == "Auto approving kubelet client certificate after SubjectAccessReview."
+    cert = x509.load_pem_x509_certificate(base64.b64decode(issued))
+    assert cert.subject.rfc4514_string() == "CN=system:node:n2,O=system:nodes"
