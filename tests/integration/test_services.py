@@ -309,7 +309,9 @@ def test_repair_at_start_restores_and_releases(tmp_path):
 # ---- endpoints ----
 
 def test_endpoints_are_repacked_and_deleted_with_their_service(server):
-    create(server, service("backed", clusterIP="10.0.0.5"))  # static band: never taken dynamically
+    # Static band: never taken dynamically. No selector: Endpoints written by hand are the endpoint
+    # controller's to overwrite when the Service has one.
+    create(server, service("backed", clusterIP="10.0.0.5", selector=None))
     body = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "backed"}, "subsets": [
         {"addresses": [{"ip": "10.1.0.2"}, {"ip": "10.1.0.1"}], "ports": [{"port": 8080}]},
         {"notReadyAddresses": [{"ip": "10.1.0.1"}], "ports": [{"port": 8080}]}]}
