@@ -231,12 +231,13 @@ class EventRecorder:
         self.source = source
 
     def event(self, obj: Object, event_type: str, reason: str, message: str,
-              annotations: dict[str, str] | None = None) -> None:
+              annotations: dict[str, str] | None = None, field_path: str = "") -> None:
+        """`field_path`: the part of the object the event is about (kubelet's spec.containers{name})."""
         if event_type not in (NORMAL, WARNING):
             log.error("Unsupported event type: %r", event_type)
             return
-        self.broadcaster.action_or_drop(self._make_event(object_reference(obj), annotations, event_type,
-                                                         reason, message))
+        self.broadcaster.action_or_drop(self._make_event(object_reference(obj, field_path), annotations,
+                                                         event_type, reason, message))
 
     def eventf(self, obj: Object, event_type: str, reason: str, message_format: str, *args: Any) -> None:
         self.event(obj, event_type, reason, message_format % args if args else message_format)

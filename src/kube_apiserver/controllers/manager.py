@@ -336,8 +336,8 @@ class ControllerManager:
             recorder = events.new_recorder(EventSource(TAINT_EVICTION_COMPONENT))
             new.append(TaintEvictionController(self.loopback, informers, recorder))
         if enabled(self.names, "node-simulator"):
-            informers, _ = self._shared()
-            new.append(NodeSimulator(self.loopback, informers, self.nodes))
+            informers, events = self._shared()
+            new.append(NodeSimulator(self.loopback, informers, self.nodes, events))
 
     def _with_client(self, resources: list[Resource]) -> list[Resource]:
         """The resources with the loopback client their controllers write through."""

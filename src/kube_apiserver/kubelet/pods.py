@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -55,6 +55,8 @@ class Step:
 
     status: Object
     wake_at: float | None = None
+    # kubelet's events of this step: (type, reason, message, fieldPath of the container)
+    events: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def wake(self, moment: float) -> None:
         self.wake_at = moment if self.wake_at is None else min(self.wake_at, moment)
@@ -187,10 +189,39 @@ class _Pod:
             started=False,
         )
 
+    def start(self, container: Object, old: Object, restart_count: int, step: Step, init: bool) -> Object:
+        """The container starts (again), with kubelet's Pulled, Created and Started events."""
+        name = container.get("name", "")
+        path = f"spec.{'initContainers' if init else 'containers'}{{{name}}}"
+        image = container.get("image", "")
+        step.events += [
+            (
+                "Normal",
+                "Pulled",
+                f'Container image "{image}" already present on machine and can be accessed by the pod',
+                path,
+            ),
+            ("Normal", "Created", f"Created container: {name}", path),
+            ("Normal", "Started", f"Started container {name}", path),
+        ]
+        return self.advance_running(container, self.running(container, old, restart_count), step, init)
+
     def advance(self, container: Object, status: Object, step: Step, init: bool) -> Object:
         state = status.get("state") or {}
         if "running" in state:
-            return self.advance_running(container, status, step, init)
+            current = self.advance_running(container, status, step, init)
+            if ((current.get("state") or {}).get("waiting") or {}).get("reason") == CRASH_LOOP:
+                name = container.get("name", "")
+                path = f"spec.{'initContainers' if init else 'containers'}{{{name}}}"
+                step.events.append(
+                    (
+                        "Warning",
+                        "BackOff",
+                        f"Back-off restarting failed container {name} in pod {self.ref}",
+                        path,
+                    )
+                )
+            return current
         waiting = state.get("waiting") or {}
         if waiting.get("reason") == CRASH_LOOP:
             finished = parse_time(((status.get("lastState") or {}).get("terminated") or {}).get("finishedAt"))
@@ -198,11 +229,9 @@ class _Pod:
             if self.now < restart_at:
                 step.wake(restart_at)
                 return status
-            return self.advance_running(
-                container, self.running(container, status, status["restartCount"] + 1), step, init
-            )
+            return self.start(container, status, status["restartCount"] + 1, step, init)
         if "waiting" in state:
-            return self.advance_running(container, self.running(container, status, 0), step, init)
+            return self.start(container, status, 0, step, init)
         return status  # terminated for good
 
 

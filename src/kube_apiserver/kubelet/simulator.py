@@ -17,6 +17,7 @@ from typing import Any
 
 from ..apimachinery import errors
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
+from ..client.record import EventBroadcaster, EventRecorder, EventSource
 from ..client.rest import Client
 from ..client.workqueue import WorkQueue, run_worker
 from .config import TERMINATION_SECONDS_ANNOTATION, NodesConfiguration
@@ -54,10 +55,14 @@ class NodeSimulator:
         client: Client,
         informers: SharedInformerFactory,
         config: NodesConfiguration,
+        events: EventBroadcaster | None = None,
         workers: int = 5,
         clock: Callable[[], float] = time.time,
     ):
+        """`events`: where each node's kubelet records its pods' events (None: none are recorded)."""
         self.client = client
+        self.events = events
+        self.recorders: dict[str, EventRecorder] = {}
         self.config = config
         self.clock = clock
         self.workers = workers
@@ -119,7 +124,7 @@ class NodeSimulator:
 
     def _node_deleted(self, node: Object) -> None:
         name = (node.get("metadata") or {}).get("name", "")
-        for state in (self.leases, self.renewed, self.reported, self.pod_ips):
+        for state in (self.leases, self.renewed, self.reported, self.pod_ips, self.recorders):
             state.pop(name, None)
         self.sent.pop(("node", name), None)
 
@@ -271,8 +276,20 @@ class NodeSimulator:
                     return  # gone meanwhile
                 raise
             self._remember(("pod", key), patched, step.status)
+            self._record(node, patched, step.events)
         if step.wake_at is not None:
             self.queue.add_after(("pod", key), max(0.0, step.wake_at - now))
+
+    def _record(self, node: str, pod: Object, events: list[tuple[str, str, str, str]]) -> None:
+        """The events of the step just written, from the node's kubelet (source component kubelet, host the
+        node), about the container each names."""
+        if self.events is None or not events:
+            return
+        recorder = self.recorders.get(node)
+        if recorder is None:
+            recorder = self.recorders[node] = self.events.new_recorder(EventSource("kubelet", node))
+        for event_type, reason, message, field_path in events:
+            recorder.event(pod, event_type, reason, message, field_path=field_path)
 
     def _pod_ip(self, node: str, pod: Object) -> str:
         """The pod's address in its node's /24: the one it has, else the lowest free one (the node's own for
@@ -311,6 +328,21 @@ class NodeSimulator:
         if now < stopped_at:
             self.queue.add_after(("pod", key), stopped_at - now)
             return
+        statuses = (pod.get("status") or {}).get("containerStatuses") or []
+        self._record(
+            _node_of(pod),
+            pod,
+            [
+                (
+                    "Normal",
+                    "Killing",
+                    f"Stopping container {s.get('name', '')}",
+                    f"spec.containers{{{s.get('name', '')}}}",
+                )
+                for s in statuses
+                if "running" in (s.get("state") or {})
+            ],
+        )
         namespace, name = key.split("/", 1)
         options = {"gracePeriodSeconds": 0, "preconditions": {"uid": meta.get("uid")}}
         try:

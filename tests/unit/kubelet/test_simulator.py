@@ -26,7 +26,7 @@ async def simulated(tmp_path: Path, clock=time.time, **config: object) -> AsyncI
     settings = NodesConfiguration(**{"simulated_nodes": 2, "pod_run_seconds": 0.0, **config})  # type: ignore[arg-type]
 
     def controllers(c: ControllerCluster) -> list:
-        return [NodeSimulator(c.client, c.informers, settings, clock=clock)]
+        return [NodeSimulator(c.client, c.informers, settings, c.events, clock=clock)]
 
     async with controller_cluster(str(tmp_path), controllers) as c:
         # the in-process server runs no post-start hooks: the system namespace the Leases go in is made here
@@ -355,5 +355,31 @@ def test_a_slow_container_holds_its_deleted_pod_until_it_stops(tmp_path: Path) -
                 return await _get(_pods(client), "slow") is None
 
             await eventually(gone)
+
+    asyncio.run(main())
+
+
+def test_the_kubelet_records_its_containers_events(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with simulated(tmp_path) as client:
+            await eventually(lambda: _ready_node(client, "sim-node-0"))
+            await _pods(client).create(_pod("web"))
+
+            async def started() -> list[dict]:
+                events = (await client.resource("", "v1", "events").namespace(NS).list())["items"]
+                return [e for e in events if e["involvedObject"]["name"] == "web"] if len(events) >= 3 else []
+
+            events = await eventually(started)
+            assert [(e["reason"], e["message"]) for e in events] == [
+                (
+                    "Pulled",
+                    'Container image "nginx" already present on machine and can be accessed by the pod',
+                ),
+                ("Created", "Created container: c"),
+                ("Started", "Started container c"),
+            ]
+            assert {e["source"]["host"] for e in events} == {"sim-node-0"}
+            assert {e["source"]["component"] for e in events} == {"kubelet"}
+            assert {e["involvedObject"]["fieldPath"] for e in events} == {"spec.containers{c}"}
 
     asyncio.run(main())
