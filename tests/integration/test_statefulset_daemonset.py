@@ -140,7 +140,22 @@ def test_daemonset_one_pod_per_eligible_node(srv: Server, kubectl_available: Non
     )
     assert targets == ["n1", "n2"]  # not n3: its taint is not tolerated
     with playing_kubelet(srv):
-        out = srv.kubectl("rollout", "status", "daemonset/agent", "--timeout=60s", timeout=90).stdout
-    assert 'daemon set "agent" successfully rolled out' in out
-    status = json.loads(srv.kubectl("get", "daemonset", "agent", "-o", "json").stdout)["status"]
-    assert status["desiredNumberScheduled"] == 2 and status["numberReady"] == 2
+        assert 'daemon set "agent" successfully rolled out' in _ds_rollout(srv)
+        status = json.loads(srv.kubectl("get", "daemonset", "agent", "-o", "json").stdout)["status"]
+        assert status["desiredNumberScheduled"] == 2 and status["numberReady"] == 2
+        srv.kubectl("set", "image", "daemonset/agent", "agent=agent:2")
+        assert 'daemon set "agent" successfully rolled out' in _ds_rollout(srv)
+        assert {p["spec"]["containers"][0]["image"] for p in _pods(srv, "app=agent").values()} == {"agent:2"}
+        history = srv.kubectl("rollout", "history", "daemonset/agent").stdout
+        assert [line.split()[0] for line in history.splitlines()[2:] if line.strip()] == ["1", "2"]
+        srv.kubectl("rollout", "undo", "daemonset/agent")
+        _ds_rollout(srv)
+        wait_for(
+            lambda: (
+                {p["spec"]["containers"][0]["image"] for p in _pods(srv, "app=agent").values()} == {"agent:1"}
+            )
+        )
+
+
+def _ds_rollout(srv: Server) -> str:
+    return srv.kubectl("rollout", "status", "daemonset/agent", "--timeout=60s", timeout=90).stdout

@@ -289,3 +289,39 @@ async def _replacement(client, failed_name: str) -> dict | None:  # noqa: ANN001
     fresh = [p for p in pods if p["metadata"]["name"] != failed_name]
     gone = all(p["metadata"]["name"] != failed_name for p in pods)
     return fresh[0] if fresh and gone else None
+
+
+def test_odd_revisions_and_pods_are_tolerated(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as c:
+            client = c.client
+            await _add_node(client, "n1")
+            await _add_node(client, "n2")
+            revisions = client.resource("apps", "v1", "controllerrevisions").namespace(NS)
+            # An orphan revision of another shape: adopted, kept as history, the new one numbered after it.
+            await revisions.create(
+                {
+                    "metadata": {"name": "agent-junk", "labels": {"app": "agent"}},
+                    "data": {"spec": 1},
+                    "revision": 7,
+                }
+            )
+            # A matching pod pinned to no node: adopted, counted on no node.
+            stray = {
+                "metadata": {"name": "stray", "labels": {"app": "agent"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            }
+            await _pods_api(client).create(stray)
+            # The template names one node: only that one runs it.
+            ds = _ds()
+            ds["spec"]["template"]["spec"]["nodeName"] = "n2"
+            await _sets(client).create(ds)
+            await eventually(lambda: _status(client, desiredNumberScheduled=1, currentNumberScheduled=1))
+            by_node = await _by_node(client)
+            assert sorted(by_node) == ["", "n2"] and by_node[""][0]["metadata"]["name"] == "stray"
+            items = {r["metadata"]["name"]: r for r in (await revisions.list())["items"]}
+            assert items["agent-junk"]["metadata"]["ownerReferences"][0]["name"] == "agent"
+            [current] = [r for name, r in items.items() if name != "agent-junk"]
+            assert current["revision"] == 8
+
+    asyncio.run(main())
