@@ -345,3 +345,68 @@ def test_policy_matching() -> None:
     assert match_success_policy(success, 10, {0, 5, 6}) == ""
     assert match_success_policy(success, 10, {0, 2}) == "Matched rules at index 0"
     assert match_success_policy(success, 10, {4, 5, 6, 7}) == "Matched rules at index 1"
+
+
+def test_backoff_limit_per_index(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as c:
+            spec = {
+                "completions": 2,
+                "parallelism": 2,
+                "completionMode": "Indexed",
+                "backoffLimitPerIndex": 1,
+            }
+            await _jobs(c.client).create(_job("per", **spec))
+            pods = await eventually(lambda: _job_pods(c.client, "per", 2))
+            by_index = {
+                p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]: p for p in pods
+            }
+            assert (
+                by_index["0"]["metadata"]["annotations"]["batch.kubernetes.io/job-index-failure-count"] == "0"
+            )
+            await _terminate(c.client, by_index["0"], "Failed", exit_code=1)
+            retry = await eventually(lambda: _replacement_of(c.client, "per", "0", by_index["0"]))
+            assert retry["metadata"]["annotations"]["batch.kubernetes.io/job-index-failure-count"] == "1"
+            await _terminate(c.client, retry, "Failed", exit_code=1)  # index 0 is out of retries
+            await eventually(lambda: _status(c.client, "per", failedIndexes="0", failed=2))
+            await _terminate(c.client, by_index["1"], "Succeeded")
+            job = await eventually(lambda: _condition(c.client, "per", "Failed"))
+            assert _conditions(job)["Failed"] == ("True", "FailedIndexes", "Job has failed indexes")
+            assert job["status"]["completedIndexes"] == "1" and job["status"]["failedIndexes"] == "0"
+
+    asyncio.run(main())
+
+
+def test_a_fail_index_rule_and_max_failed_indexes(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as c:
+            policy = {"rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [7]}}]}
+            spec = {
+                "completions": 3,
+                "parallelism": 3,
+                "completionMode": "Indexed",
+                "backoffLimitPerIndex": 5,
+                "maxFailedIndexes": 0,
+                "podFailurePolicy": policy,
+            }
+            await _jobs(c.client).create(_job("maxed", **spec))
+            pods = await eventually(lambda: _job_pods(c.client, "maxed", 3))
+            await _terminate(c.client, pods[0], "Failed", exit_code=7)
+            # FailureTarget at once; Failed only once the deleted pods terminate (with a podFailurePolicy a
+            # pod being deleted counts when Failed: a kubelet's, or podgc's for unscheduled ones).
+            job = await eventually(lambda: _condition(c.client, "maxed", "FailureTarget"))
+            message = "Job has exceeded the specified maximal number of failed indexes"
+            assert _conditions(job)["FailureTarget"] == ("True", "MaxFailedIndexesExceeded", message)
+
+    asyncio.run(main())
+
+
+async def _replacement_of(client, name: str, index: str, old: dict) -> dict | None:  # noqa: ANN001
+    for pod in await _job_pods(client, name) or ():
+        annotations = pod["metadata"]["annotations"]
+        if (
+            annotations["batch.kubernetes.io/job-completion-index"] == index
+            and pod["metadata"]["uid"] != old["metadata"]["uid"]
+        ):
+            return pod
+    return None

@@ -47,7 +47,7 @@ from ..controller_utils import (
 )
 from ..queue_controller import QueueController
 from .indexes import COMPLETION_INDEX, UNKNOWN_INDEX, format_indexes, parse_indexes, valid_index
-from .policy import FAIL_JOB, IGNORE, match_pod_failure_policy, match_success_policy
+from .policy import FAIL_INDEX, FAIL_JOB, IGNORE, match_pod_failure_policy, match_success_policy
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]
@@ -67,6 +67,12 @@ COMPLETIONS_REACHED = ("CompletionsReached", "Reached expected number of succeed
 BACKOFF_LIMIT_EXCEEDED = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
 DEADLINE_EXCEEDED = ("DeadlineExceeded", "Job was active longer than specified deadline")
 POD_FAILURE_POLICY = "PodFailurePolicy"
+MAX_FAILED_INDEXES_EXCEEDED = (
+    "MaxFailedIndexesExceeded",
+    "Job has exceeded the specified maximal number of failed indexes",
+)
+FAILED_INDEXES = ("FailedIndexes", "Job has failed indexes")
+INDEX_FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count"
 SUCCESS_POLICY = "SuccessPolicy"
 
 
@@ -85,6 +91,20 @@ def _indexed(job: Object) -> bool:
 def _completions(job: Object) -> int | None:
     value = (job.get("spec") or {}).get("completions")
     return value if isinstance(value, int) else None
+
+
+def _per_index(job: Object) -> bool:
+    """An Indexed Job with backoffLimitPerIndex: each index has its own failure budget."""
+    return _indexed(job) and isinstance((job.get("spec") or {}).get("backoffLimitPerIndex"), int)
+
+
+def _index_failure_count(pod: Object) -> int:
+    value = ((pod.get("metadata") or {}).get("annotations") or {}).get(INDEX_FAILURE_COUNT)
+    return (
+        int(value)
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10
+        else 0
+    )
 
 
 def _only_replace_failed(job: Object) -> bool:
@@ -161,6 +181,7 @@ class SyncContext:
     new_failed: list[Object] = field(default_factory=list)
     ignored: list[Object] = field(default_factory=list)  # failed, matching an Ignore rule: never counted
     fail_job_message: str = ""
+    fail_index: set[str] = field(default_factory=set)  # uids of failed pods matching a FailIndex rule
 
 
 class JobController(QueueController):
@@ -420,6 +441,8 @@ class JobController(QueueController):
                     ctx.new_succeeded.append(pod)
             elif failed:
                 (ctx.ignored if match is not None and match.action == IGNORE else ctx.new_failed).append(pod)
+                if match is not None and match.action == FAIL_INDEX:
+                    ctx.fail_index.add(pod["metadata"].get("uid", ""))
         return ctx
 
     def _record_backoff(self, key: str, ctx: SyncContext) -> BackoffRecord:
@@ -447,6 +470,8 @@ class JobController(QueueController):
         for name, new in (("succeeded", ctx.new_succeeded), ("failed", ctx.new_failed)):
             if new:
                 uncounted[name] = [*(uncounted.get(name) or ()), *(p["metadata"]["uid"] for p in new)]
+        if _per_index(job):
+            status["failedIndexes"] = format_indexes(self._failed_indexes(job, status, ctx))
         suspended = bool(spec.get("suspend"))
         if status.get("startTime") is None and not suspended:
             status["startTime"] = _rfc3339(now)
@@ -508,10 +533,31 @@ class JobController(QueueController):
             self.queue.add_after(key, start + deadline - now)
         return None
 
+    def _failed_indexes(self, job: Object, status: Object, ctx: SyncContext) -> set[int]:
+        """With backoffLimitPerIndex: the failed indexes, with those of this sync's failed pods whose index
+        failed more than the limit or matched a FailIndex rule."""
+        completions, limit = _completions(job) or 0, (job.get("spec") or {}).get("backoffLimitPerIndex") or 0
+        failed = parse_indexes(status.get("failedIndexes"), completions)
+        for pod in ctx.new_failed:
+            index = valid_index(pod, completions)
+            if index == UNKNOWN_INDEX:
+                continue
+            if pod["metadata"].get("uid") in ctx.fail_index or _index_failure_count(pod) + 1 > limit:
+                failed.add(index)
+        return failed - self._succeeded_indexes(job, status, ctx)
+
     def _failure(self, job: Object, status: Object, ctx: SyncContext, now: float) -> tuple[str, str] | None:
         spec = job.get("spec") or {}
         if ctx.fail_job_message:
             return POD_FAILURE_POLICY, ctx.fail_job_message
+        if _per_index(job):
+            failed_indexes = parse_indexes(status.get("failedIndexes"), _completions(job) or 0)
+            max_failed = spec.get("maxFailedIndexes")
+            if isinstance(max_failed, int) and len(failed_indexes) > max_failed:
+                return MAX_FAILED_INDEXES_EXCEEDED
+            done = failed_indexes | self._succeeded_indexes(job, status, ctx)
+            if failed_indexes and len(done) >= (_completions(job) or 0):
+                return FAILED_INDEXES
         failed = (status.get("failed") or 0) + len(
             (status.get("uncountedTerminatedPods") or {}).get("failed") or ()
         )
@@ -599,26 +645,42 @@ class JobController(QueueController):
         completions: int,
     ) -> int:
         succeeded = self._succeeded_indexes(job, status, ctx)
+        done = succeeded | parse_indexes(status.get("failedIndexes"), completions)
         keep: dict[int, Object] = {}
         excess: list[Object] = []
         for pod in rank_pods_for_deletion(ctx.active, [0] * len(ctx.active), self.clock())[::-1]:
             index = valid_index(pod, completions)
-            if index == UNKNOWN_INDEX or index in succeeded or index in keep:
-                excess.append(pod)  # no index, one already done, or a duplicate: the best one is kept
+            if index == UNKNOWN_INDEX or index in done or index in keep:
+                excess.append(pod)  # no index, one already done (or failed), a duplicate: the best is kept
             else:
                 keep[index] = pod
-        want = min(parallelism, completions - len(succeeded))
+        want = min(parallelism, completions - len(done))
         if _only_replace_failed(job):
             want = max(0, want - ctx.terminating)
         if len(keep) > want:
             excess += sorted(keep.values(), key=lambda p: -valid_index(p, completions))[: len(keep) - want]
         if excess:
             return -await self._delete_pods(key, job, excess[:MAX_POD_CREATE_DELETE_PER_SYNC], True)
-        missing = [i for i in range(completions) if i not in succeeded and i not in keep]
+        missing = [i for i in range(completions) if i not in done and i not in keep]
         missing = missing[: max(0, min(want - len(keep), MAX_POD_CREATE_DELETE_PER_SYNC))]
         if missing and self._may_create(key, record):
-            return await self._create_pods(key, job, missing)
+            return await self._create_pods(key, job, missing, self._index_failures(job, ctx, completions))
         return 0
+
+    def _index_failures(self, job: Object, ctx: SyncContext, completions: int) -> dict[int, int]:
+        """With backoffLimitPerIndex: per index, how often it failed (getNewIndexFailureCounts), which its
+        next pod carries in the job-index-failure-count annotation."""
+        if not _per_index(job):
+            return {}
+        ignored = {p["metadata"].get("uid") for p in ctx.ignored}
+        counts: dict[int, int] = {}
+        for pod in ctx.pods:
+            index = valid_index(pod, completions)
+            if index == UNKNOWN_INDEX:
+                continue
+            failed = is_pod_failed(pod, job) and pod["metadata"].get("uid") not in ignored
+            counts[index] = max(counts.get(index, 0), _index_failure_count(pod) + (1 if failed else 0))
+        return counts
 
     def _may_create(self, key: str, record: BackoffRecord) -> bool:
         """Creates wait out the backoff of the failures since the last success; the key comes back then."""
@@ -628,12 +690,14 @@ class JobController(QueueController):
             return False
         return True
 
-    def _pod_template(self, job: Object, index: int) -> Object:
+    def _pod_template(self, job: Object, index: int, failures: int | None = None) -> Object:
         template = copy.deepcopy((job.get("spec") or {}).get("template") or {})
         meta = template.setdefault("metadata", {})
         meta["finalizers"] = [*(meta.get("finalizers") or ()), JOB_TRACKING_FINALIZER]
         if index != UNKNOWN_INDEX:
             meta["annotations"] = {**(meta.get("annotations") or {}), COMPLETION_INDEX: str(index)}
+            if failures is not None:
+                meta["annotations"][INDEX_FAILURE_COUNT] = str(failures)
             meta["labels"] = {**(meta.get("labels") or {}), COMPLETION_INDEX: str(index)}
             pod_spec = template.setdefault("spec", {})
             pod_spec["hostname"] = f"{job['metadata']['name']}-{index}"
@@ -641,7 +705,9 @@ class JobController(QueueController):
                 _add_completion_index_env(container)
         return template
 
-    async def _create_pods(self, key: str, job: Object, indexes: list[int]) -> int:
+    async def _create_pods(
+        self, key: str, job: Object, indexes: list[int], failures: dict[int, int] | None = None
+    ) -> int:
         """Creates one pod per entry (its completion index, or UNKNOWN_INDEX), in slow-start batches."""
         self.expectations.expect_creations(key, len(indexes))
         ref = new_controller_ref(job, API_VERSION, KIND)
@@ -649,7 +715,7 @@ class JobController(QueueController):
         for size in slow_start_batch(len(indexes)):
             batch, position = indexes[position : position + size], position + size
             results = await asyncio.gather(
-                *(self._create_pod(job, ref, index) for index in batch), return_exceptions=True
+                *(self._create_pod(job, ref, index, failures) for index in batch), return_exceptions=True
             )
             failures = [r for r in results if isinstance(r, BaseException)]
             created += size - len(failures)
@@ -662,8 +728,11 @@ class JobController(QueueController):
             raise failure
         return created
 
-    async def _create_pod(self, job: Object, ref: Object, index: int) -> Object:
-        pod = pod_from_template(self._pod_template(job, index), job, ref)
+    async def _create_pod(
+        self, job: Object, ref: Object, index: int, failures: dict[int, int] | None
+    ) -> Object:
+        count = (failures or {}).get(index, 0) if _per_index(job) else None
+        pod = pod_from_template(self._pod_template(job, index, count), job, ref)
         if index != UNKNOWN_INDEX:
             pod["metadata"]["generateName"] = _generate_name_with_index(job["metadata"]["name"], index)
         namespace = job["metadata"]["namespace"]
