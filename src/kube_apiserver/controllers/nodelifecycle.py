@@ -217,8 +217,16 @@ class NodeLifecycleController(QueueController):
         lease = self.leases.indexer.get_by_name(NODE_LEASE_NAMESPACE, name)
         renew_time = ((lease or {}).get("spec") or {}).get("renewTime")
         health = self.health.get(name)
-        if health is None:
+        if health is None:  # a node added: RecordNodeEvent's RegisteredNode
             health = self.health[name] = NodeHealth(heartbeat, renew_time, now)
+            self.recorder.eventf(
+                _node_ref(node),
+                "Normal",
+                "RegisteredNode",
+                "Node %s event: %s",
+                name,
+                f"Registered Node {name} in Controller",
+            )
         if heartbeat != health.heartbeat:
             health.heartbeat, health.probe = heartbeat, now
         if renew_time and renew_time != health.renew_time:

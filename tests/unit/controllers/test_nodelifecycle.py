@@ -141,6 +141,14 @@ def test_a_silent_node_goes_unknown_is_tainted_and_its_pods_evicted(tmp_path: Pa
             assert _ready(await _node(client, "sim-node-0"))["status"] == "True"
             assert not _taints(await _node(client, "sim-node-0"))
 
+            async def node_events() -> dict[str, str]:
+                events = (await client.resource("", "v1", "events").namespace("default").list())["items"]
+                found = {e["reason"]: e["message"] for e in events if e["involvedObject"]["name"] == "silent"}
+                return found if {"RegisteredNode", "NodeNotReady"} <= found.keys() else {}
+
+            events = await eventually(node_events)
+            assert events["RegisteredNode"] == "Node silent event: Registered Node silent in Controller"
+            assert events["NodeNotReady"] == "Node silent status is now: NodeNotReady"
             # The node reports again: its taints go.
             await _report_ready(client, "silent")
 
