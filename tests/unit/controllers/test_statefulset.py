@@ -227,8 +227,18 @@ def test_on_delete_and_parallel(tmp_path: Path) -> None:
             await _api(client, "pods").delete("web-1")
             recreated = await eventually(lambda: _pod_with_image(client, "web-1", "nginx:2"))
             assert recreated["metadata"]["labels"]["controller-revision-hash"] == status["updateRevision"]
+            # A failed pod is deleted and made again under its name.
+            failed = (await _live_pods(client))["web-2"]
+            await _api(client, "pods").patch("web-2", {"status": {"phase": "Failed"}}, subresource="status")
+            again = await eventually(lambda: _recreated(client, "web-2", failed["metadata"]["uid"]))
+            assert again["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] == "web-2"
 
     asyncio.run(main())
+
+
+async def _recreated(client, name: str, old_uid: str) -> dict | None:  # noqa: ANN001
+    pod = (await _live_pods(client)).get(name)
+    return pod if pod is not None and pod["metadata"]["uid"] != old_uid else None
 
 
 async def _pod_with_image(client, name: str, image: str) -> dict | None:  # noqa: ANN001
