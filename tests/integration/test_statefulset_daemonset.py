@@ -159,3 +159,47 @@ def test_daemonset_one_pod_per_eligible_node(srv: Server, kubectl_available: Non
 
 def _ds_rollout(srv: Server) -> str:
     return srv.kubectl("rollout", "status", "daemonset/agent", "--timeout=60s", timeout=90).stdout
+
+
+CLAIMED = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  replicas: 2
+  serviceName: db
+  podManagementPolicy: Parallel
+  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete, whenScaled: Retain}
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - name: db
+        image: postgres
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+"""
+
+
+def _claims(srv: Server) -> list[str]:
+    items = json.loads(srv.kubectl("get", "pvc", "-l", "app=db", "-o", "json").stdout)["items"]
+    return sorted(c["metadata"]["name"] for c in items)
+
+
+def test_claims_deleted_with_their_statefulset(srv: Server, kubectl_available: None) -> None:
+    srv.kubectl("apply", "-f", "-", input_text=CLAIMED)
+    assert wait_for(lambda: _claims(srv) == ["data-db-0", "data-db-1"])
+    owners = json.loads(srv.kubectl("get", "pvc", "data-db-0", "-o", "json").stdout)["metadata"][
+        "ownerReferences"
+    ]
+    assert [(o["kind"], o["name"]) for o in owners] == [("StatefulSet", "db")]
+    srv.kubectl("delete", "statefulset", "db")
+    # The garbage collector deletes what the StatefulSet owned: its pods, then (whenDeleted: Delete) its claims.
+    wait_for(lambda: _claims(srv) == [] and not _pods(srv, "app=db"))
