@@ -39,6 +39,7 @@ def _at(text: str) -> datetime.datetime:
         ("0 0 * * 5", "2026-03-01T00:00:00", "2026-03-06T00:00:00"),
         ("5-10/5 1 * jan *", "2026-03-01T00:00:00", "2027-01-01T01:05:00"),
         ("@every 90s", "2026-03-01T00:00:00.500000", "2026-03-01T00:01:30"),
+        ("@every 0s", "2026-03-01T00:00:00.500000", "2026-03-01T00:00:01"),  # at least a second
     ],
 )
 def test_next_schedule_time(spec: str, after: str, expected: str) -> None:

@@ -410,3 +410,19 @@ async def _replacement_of(client, name: str, index: str, old: dict) -> dict | No
         ):
             return pod
     return None
+
+
+def test_a_job_being_deleted_lets_its_pods_go(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as c:
+            await _jobs(c.client).create(_job("fg", parallelism=2, completions=4))
+            pods = await eventually(lambda: _job_pods(c.client, "fg", 2))
+            # Foreground: the Job stays (no garbage collector runs here) with a deletionTimestamp.
+            await _jobs(c.client).delete("fg", {"propagationPolicy": "Foreground"})
+            for pod in pods:
+                await eventually(lambda p=pod: _without_finalizer(c.client, p["metadata"]["name"]))
+            await _terminate(c.client, pods[0], "Succeeded")
+            await asyncio.sleep(0.2)
+            assert len(await _job_pods(c.client, "fg", live=False)) == 2  # no replacement made
+
+    asyncio.run(main())

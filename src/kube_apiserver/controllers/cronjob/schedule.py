@@ -49,8 +49,7 @@ class Schedule:
     def next(self, after: datetime.datetime) -> datetime.datetime | None:
         """The first time strictly after `after` the schedule fires; None when none within SEARCH_YEARS."""
         if self.every:
-            delay = max(self.every, 1.0)
-            return after.replace(microsecond=0) + datetime.timedelta(seconds=int(delay))
+            return after.replace(microsecond=0) + datetime.timedelta(seconds=int(self.every))
         local = after.astimezone(self.location).replace(second=0, microsecond=0, tzinfo=None)
         t = local + datetime.timedelta(minutes=1)
         limit = t.year + SEARCH_YEARS
@@ -108,7 +107,7 @@ def parse(spec: str, time_zone: str | None = None) -> Schedule:
         spec = spec.strip()
     location: datetime.tzinfo = UTC if zone in ("", "UTC", "Local") else zoneinfo.ZoneInfo(zone)
     if spec.startswith("@every "):
-        seconds = parse_duration_ns(spec[len("@every ") :]) / 1e9
+        seconds = max(parse_duration_ns(spec[len("@every ") :]) / 1e9, 1.0)  # robfig's Every: at least 1 s
         return Schedule(
             frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), True, location, seconds
         )

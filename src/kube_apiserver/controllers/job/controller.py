@@ -359,15 +359,15 @@ class JobController(QueueController):
         except (SelectorParseError, ValueError) as err:
             log.info("Job %s: invalid selector: %s", key, err)
             return
-        if finished(job):
-            await self._release_finished(job)
+        if finished(job) or job["metadata"].get("deletionTimestamp"):
+            await self._release_finished(job)  # a Job being deleted makes no pods, and lets its pods go
             return
         namespace = job["metadata"].get("namespace", "")
         pods = await self._claim(job, selector, self.pods.indexer.list(namespace))
         await self._sync(key, job, pods)
 
     async def _release_finished(self, job: Object) -> None:
-        """A finished Job's pods keep no finalizer (one the last sync failed to remove)."""
+        """A finished (or deleted) Job's pods keep no finalizer (one the last sync failed to remove)."""
         uid = job["metadata"].get("uid")
         pods = [
             p
