@@ -258,6 +258,7 @@ def test_active_deadline_fails_the_job_and_deletes_its_pods(tmp_path: Path) -> N
                 "Job was active longer than specified deadline",
             )
             assert await eventually(lambda: _no_pods(c.client, "slow"))
+            assert job["status"]["failed"] == 2  # the pods it deleted, counted failed
 
     asyncio.run(main())
 
@@ -392,11 +393,11 @@ def test_a_fail_index_rule_and_max_failed_indexes(tmp_path: Path) -> None:
             await _jobs(c.client).create(_job("maxed", **spec))
             pods = await eventually(lambda: _job_pods(c.client, "maxed", 3))
             await _terminate(c.client, pods[0], "Failed", exit_code=7)
-            # FailureTarget at once; Failed only once the deleted pods terminate (with a podFailurePolicy a
-            # pod being deleted counts when Failed: a kubelet's, or podgc's for unscheduled ones).
-            job = await eventually(lambda: _condition(c.client, "maxed", "FailureTarget"))
+            job = await eventually(lambda: _condition(c.client, "maxed", "Failed"))
             message = "Job has exceeded the specified maximal number of failed indexes"
             assert _conditions(job)["FailureTarget"] == ("True", "MaxFailedIndexesExceeded", message)
+            # The two pods still running were deleted and count as failed too.
+            assert job["status"]["failed"] == 3 and job["status"]["failedIndexes"] == "0"
 
     asyncio.run(main())
 

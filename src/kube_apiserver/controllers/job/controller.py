@@ -477,6 +477,8 @@ class JobController(QueueController):
             status["startTime"] = _rfc3339(now)
         self._suspend_condition(job, status, suspended, now)
         final = self._final_condition(key, job, status, ctx, now)
+        if final is not None and final["type"] == "Failed":
+            self._count_unfinished_as_failed(key, ctx, uncounted)
         manage_error: Exception | None = None
         active = len(ctx.active)
         try:
@@ -497,6 +499,23 @@ class JobController(QueueController):
         await self._count_terminated(key, job, ctx, final, deleted=max(0, len(ctx.active) - active))
         if manage_error is not None:
             raise manage_error
+
+    def _count_unfinished_as_failed(self, key: str, ctx: SyncContext, uncounted: Object) -> None:
+        """A failing Job's pods that did not succeed count as failed (their finalizers go with the rest):
+        the ones it deletes now included."""
+        known = set(uncounted.get("succeeded") or ()) | set(uncounted.get("failed") or ())
+        known |= self.finalizer_expectations.get(key, set()) | {p["metadata"].get("uid") for p in ctx.ignored}
+        unfinished = [
+            p
+            for p in ctx.pods
+            if _has_finalizer(p) and pod_phase(p) != "Succeeded" and p["metadata"].get("uid") not in known
+        ]
+        if unfinished:
+            ctx.new_failed += unfinished
+            uncounted["failed"] = [
+                *(uncounted.get("failed") or ()),
+                *(p["metadata"]["uid"] for p in unfinished),
+            ]
 
     def _suspend_condition(self, job: Object, status: Object, suspended: bool, now: float) -> None:
         current = _find_condition(status, "Suspended")
@@ -583,13 +602,14 @@ class JobController(QueueController):
             )
             if message:
                 return SUCCESS_POLICY, message
-            return COMPLETIONS_REACHED if len(succeeded) >= completions else None
+            return COMPLETIONS_REACHED if len(succeeded) >= completions and not ctx.active else None
         succeeded = (status.get("succeeded") or 0) + len(
             (status.get("uncountedTerminatedPods") or {}).get("succeeded") or ()
         )
         if completions is None:
             return COMPLETIONS_REACHED if succeeded > 0 and not ctx.active else None
-        return COMPLETIONS_REACHED if succeeded >= completions else None
+        # Pods still running past the completions are deleted first (manageJob wants none active).
+        return COMPLETIONS_REACHED if succeeded >= completions and not ctx.active else None
 
     def _succeeded_indexes(self, job: Object, status: Object, ctx: SyncContext) -> set[int]:
         """The completed indexes, with those of succeeded pods not yet counted."""
@@ -915,7 +935,7 @@ def _add_completion_index_env(container: Object) -> None:
     env.append(
         {
             "name": COMPLETION_INDEX_ENV,
-            "valueFrom": {"fieldRef": {"fieldPath": f"metadata.annotations['{COMPLETION_INDEX}']"}},
+            "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX}']"}},
         }
     )
 
