@@ -226,6 +226,7 @@ def test_history_limit_suspend_and_too_many_missed(tmp_path: Path) -> None:
             assert kept["metadata"]["name"] == jobs[-1]["metadata"]["name"]
 
             await _cron_jobs(c.client).patch("hist", {"spec": {"suspend": True}})
+            await asyncio.sleep(0.3)  # the informer sees the suspension before the clock moves on
             await _advance(c, clock, "hist")
             await asyncio.sleep(0.2)
             assert await _owned_jobs(c, "hist", 1)
@@ -237,5 +238,29 @@ def test_history_limit_suspend_and_too_many_missed(tmp_path: Path) -> None:
             jobs = await eventually(lambda: _owned_jobs(c, "hist", 2))
             # Only the most recent missed time runs.
             assert jobs[-1]["metadata"]["name"] == f"hist-{int(clock.now) // 60}"
+
+    asyncio.run(main())
+
+
+def test_a_job_it_did_not_create_is_reported(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = FakeClock()
+        async with cluster(tmp_path, clock) as c:
+            cron_job = await _create(c, clock, "adopt", suspend=True)
+            ref = {
+                "apiVersion": "batch/v1",
+                "kind": "CronJob",
+                "name": "adopt",
+                "uid": cron_job["metadata"]["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+            template = cron_job["spec"]["jobTemplate"]["spec"]
+            await _jobs(c.client).create(
+                {"metadata": {"name": "manual", "ownerReferences": [ref]}, "spec": template}
+            )
+            message = "Saw a job that the controller did not create or forgot: manual"
+            await eventually(lambda: _has_event(c, "adopt", "UnexpectedJob", message))
+            assert not (await _cron_jobs(c.client).get("adopt")).get("status", {}).get("active")
 
     asyncio.run(main())

@@ -172,6 +172,10 @@ class CronJobController(QueueController):
             meta = job["metadata"]
             finished = _finished_condition(job)
             if meta.get("uid") not in active_uids and not finished:
+                if await self._fresh_lists(cron_job, meta.get("uid")):
+                    status = cron_job["status"]
+                    active_uids = {ref.get("uid") for ref in status.get("active") or ()}
+                    continue
                 self.recorder.event(
                     cron_job,
                     WARNING,
@@ -206,6 +210,19 @@ class CronJobController(QueueController):
                     cron_job, NORMAL, "MissingJob", f"Active job went missing: {ref.get('name')}"
                 )
                 _remove_active(status, ref.get("uid"))
+
+    async def _fresh_lists(self, cron_job: Object, uid: str | None) -> bool:
+        """Whether a fresh read of the CronJob has the Job in its active list (the informer's copy may
+        predate the status write that put it there); if so the fresh copy replaces `cron_job`'s."""
+        meta = cron_job["metadata"]
+        fresh = await self._api("cronjobs", meta.get("namespace", "")).get(meta["name"])
+        if fresh["metadata"].get("uid") != meta.get("uid"):
+            return False
+        if not any(ref.get("uid") == uid for ref in (fresh.get("status") or {}).get("active") or ()):
+            return False
+        cron_job.clear()
+        cron_job.update({**fresh, "status": dict(fresh.get("status") or {})})
+        return True
 
     async def _sync_cron_job(self, cron_job: Object, jobs: list[Object]) -> float | None:
         """syncCronJob: the seconds until the next schedule, or None when nothing is scheduled."""
