@@ -110,6 +110,9 @@ class CronJobController(QueueController):
         self.jobs = informers.for_resource("batch", "v1", "jobs")
         self.queue: WorkQueue[str] = WorkQueue("cronjob")
         self.informers = (self.cron_jobs, self.jobs)
+        # Per CronJob, what its last status write returned, newer than the informer's copy until the watch
+        # catches up: the next sync starts from it instead of conflicting on its own write.
+        self.written: dict[str, Object] = {}
 
     def register_handlers(self) -> None:
         self.cron_jobs.add_event_handler(
@@ -137,8 +140,21 @@ class CronJobController(QueueController):
 
     # ---- sync ----
 
+    def _latest(self, key: str) -> Object | None:
+        cached, written = self.cron_jobs.indexer.get(key), self.written.pop(key, None)
+        if (
+            cached is None
+            or written is None
+            or written["metadata"].get("uid") != cached["metadata"].get("uid")
+        ):
+            return cached
+        if _resource_version(written) > _resource_version(cached):
+            self.written[key] = written
+            return written
+        return cached
+
     async def sync_handler(self, key: str) -> None:
-        cron_job = self.cron_jobs.indexer.get(key)
+        cron_job = self._latest(key)
         if cron_job is None:
             return
         uid = cron_job["metadata"].get("uid")
@@ -158,7 +174,8 @@ class CronJobController(QueueController):
         if not cron_job["metadata"].get("deletionTimestamp"):
             await self._cleanup_finished_jobs(cron_job, jobs)
         if cron_job["status"] != original:
-            await self._api("cronjobs", cron_job["metadata"]["namespace"]).update_status(cron_job)
+            api = self._api("cronjobs", cron_job["metadata"]["namespace"])
+            self.written[key] = await api.update_status(cron_job)
         if failure is not None:
             raise failure
         if requeue_after is not None:
@@ -395,6 +412,13 @@ def _by_start_time(a: Object, b: Object) -> int:
         na, nb = a["metadata"]["name"], b["metadata"]["name"]
         return -1 if na < nb else (1 if na > nb else 0)
     return -1 if ta < tb else 1  # type: ignore[operator]
+
+
+def _resource_version(obj: Object) -> int:
+    try:
+        return int(obj["metadata"].get("resourceVersion") or 0)
+    except ValueError:
+        return 0
 
 
 def _remove_active(status: Object, uid: str | None) -> None:
