@@ -1,8 +1,9 @@
 """The podgc controller (pkg/controller/podgc, v1.34). Every gc period it force-deletes (grace period
-0) the oldest terminated pods beyond --terminated-pod-gc-threshold, pods bound to a node that no longer
-exists (once the node has been missing for the quarantine time and a fresh read confirms it is gone),
-and terminating pods never scheduled to a node. A pod not yet terminal is first marked Failed, an
-orphaned one with the DisruptionTarget condition (reason DeletionByPodGC)."""
+0) the oldest terminated pods beyond --terminated-pod-gc-threshold (evicted ones first); terminating
+pods on a node that is not ready and tainted node.kubernetes.io/out-of-service; pods bound to a node
+that no longer exists (once it has been missing for the quarantine time and a fresh read confirms it is
+gone); and terminating pods never scheduled to a node. A pod not yet terminal is first marked Failed,
+an orphaned one with the DisruptionTarget condition (reason DeletionByPodGC)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ Object = dict[str, Any]
 DEFAULT_TERMINATED_POD_GC_THRESHOLD = 12500
 GC_CHECK_PERIOD = 20.0
 QUARANTINE_TIME = 40.0  # how long a node must have been missing before its pods are orphans
-MAX_DELETES_PER_PASS = 500  # bounds one pass; the rest go next period
+MAX_DELETES_PER_PASS = 500
+OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service"  # bounds one pass; the rest go next period
 ORPHAN_CONDITION = {
     "type": "DisruptionTarget",
     "status": "True",
@@ -39,9 +41,24 @@ def is_terminated(pod: Object) -> bool:
     return pod_phase(pod) in ("Succeeded", "Failed")
 
 
-def _creation_order(pod: Object) -> tuple[float, str]:
+def is_evicted(pod: Object) -> bool:
+    return pod_phase(pod) == "Failed" and (pod.get("status") or {}).get("reason") == "Evicted"
+
+
+def _eviction_and_creation_order(pod: Object) -> tuple[bool, float, str]:
+    """byEvictionAndCreationTimestamp: evicted pods first, then the oldest, then by name."""
     meta = pod["metadata"]
-    return parse_time(meta.get("creationTimestamp")) or 0.0, meta.get("name", "")
+    return not is_evicted(pod), parse_time(meta.get("creationTimestamp")) or 0.0, meta.get("name", "")
+
+
+def _out_of_service(node: Object) -> bool:
+    """Not Ready and tainted node.kubernetes.io/out-of-service: its terminating pods will not finish."""
+    ready = any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (node.get("status") or {}).get("conditions") or ()
+    )
+    taints = (node.get("spec") or {}).get("taints") or ()
+    return not ready and any(t.get("key") == OUT_OF_SERVICE_TAINT for t in taints)
 
 
 class PodGCController(QueueController):
@@ -85,9 +102,11 @@ class PodGCController(QueueController):
     async def gc(self) -> None:
         """One pass: terminated pods over the threshold, orphaned pods, unscheduled terminating pods."""
         pods = self.pods.indexer.list()
-        nodes = {n["metadata"]["name"] for n in self.nodes.indexer.list()}
+        node_objects = self.nodes.indexer.list()
+        nodes = {n["metadata"]["name"] for n in node_objects}
         if self.threshold > 0:
             await self._gc_terminated(pods)
+        await self._gc_terminating(pods, {n["metadata"]["name"] for n in node_objects if _out_of_service(n)})
         await self._gc_orphaned(pods, nodes)
         await self._gc_unscheduled_terminating(pods)
 
@@ -97,8 +116,19 @@ class PodGCController(QueueController):
         if excess <= 0:
             return
         log.info("Garbage collecting %d terminated pods", excess)
-        terminated.sort(key=_creation_order)
+        terminated.sort(key=_eviction_and_creation_order)
         await self._delete_all(terminated[: min(excess, MAX_DELETES_PER_PASS)], None)
+
+    async def _gc_terminating(self, pods: list[Object], out_of_service: set[str]) -> None:
+        """gcTerminating: terminating pods on a node that is not ready and tainted out-of-service."""
+        doomed = [
+            p
+            for p in pods
+            if p["metadata"].get("deletionTimestamp")
+            and (p.get("spec") or {}).get("nodeName") in out_of_service
+        ]
+        doomed.sort(key=_eviction_and_creation_order)
+        await self._delete_all(doomed[:MAX_DELETES_PER_PASS], None)
 
     async def _gc_orphaned(self, pods: list[Object], nodes: set[str]) -> None:
         now = self.clock()

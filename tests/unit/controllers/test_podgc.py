@@ -122,3 +122,46 @@ def test_the_threshold_flag_reaches_the_controller_manager(tmp_path: Path) -> No
     assert opts.terminated_pod_gc_threshold == 7
     assert opts.complete().terminated_pod_gc_threshold == 7
     assert ServerRunOptions.parse(["--data-dir", str(tmp_path)]).terminated_pod_gc_threshold == 12500
+
+
+def test_terminating_pods_on_an_out_of_service_node(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path, threshold=100) as c:
+            taint = {
+                "key": "node.kubernetes.io/out-of-service",
+                "value": "nodeshutdown",
+                "effect": "NoExecute",
+            }
+            await c.client.resource("", "v1", "nodes").create(
+                {"metadata": {"name": "down"}, "spec": {"taints": [taint]}}
+            )
+            await c.client.resource("", "v1", "nodes").create({"metadata": {"name": "up"}})
+            for name, node in (("stuck", "down"), ("waiting", "up")):
+                await _pod(c, name, node=node, finalizers=[HOLD])
+                await _pods(c.client).delete(name)  # graceful: a kubelet would finish it
+            await eventually(lambda: _failed(c, "stuck"))
+            await asyncio.sleep(0.2)
+            assert (await _pods(c.client).get("waiting"))["status"].get("phase") != "Failed"
+
+    asyncio.run(main())
+
+
+def test_evicted_pods_go_first() -> None:
+    from kube_apiserver.controllers.podgc import _eviction_and_creation_order
+
+    def pod(name: str, created: str, reason: str = "") -> dict:
+        status = {"phase": "Failed", "reason": reason} if reason else {"phase": "Succeeded"}
+        return {"metadata": {"name": name, "creationTimestamp": created}, "status": status}
+
+    pods = [
+        pod("old", "2026-01-01T00:00:00Z"),
+        pod("evicted", "2026-02-01T00:00:00Z", "Evicted"),
+        pod("b", "2026-01-15T00:00:00Z"),
+        pod("a", "2026-01-15T00:00:00Z"),
+    ]
+    assert [p["metadata"]["name"] for p in sorted(pods, key=_eviction_and_creation_order)] == [
+        "evicted",
+        "old",
+        "a",
+        "b",
+    ]
