@@ -264,3 +264,22 @@ def test_a_job_it_did_not_create_is_reported(tmp_path: Path) -> None:
             assert not (await _cron_jobs(c.client).get("adopt")).get("status", {}).get("active")
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("* * * * *", "2026-03-01T12:34:00"),
+        ("0 9 * * mon-fri", "2026-02-27T09:00:00"),  # Friday: the weekend's gaps do not fool the count
+        ("30 8 1 */3 *", "2026-01-01T08:30:00"),
+        ("0 0 29 2 *", "2024-02-29T00:00:00"),
+        ("@every 7m", "2026-03-01T12:33:30"),
+    ],
+)
+def test_most_recent_missed_schedule_years_back(spec: str, expected: str) -> None:
+    from kube_apiserver.controllers.cronjob.controller import most_recent_schedule_time
+
+    cron_job = {"metadata": {"creationTimestamp": "2016-01-01T00:00:30Z"}, "spec": {}}
+    now = _at("2026-03-01T12:34:56")
+    _earliest, recent, missed = most_recent_schedule_time(cron_job, now, parse(spec), False)
+    assert recent == _at(expected) and missed > 1

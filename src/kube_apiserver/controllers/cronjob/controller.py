@@ -33,7 +33,6 @@ COMPONENT = "cronjob-controller"
 SCHEDULED_TIMESTAMP = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 NEXT_SCHEDULE_DELTA = 0.1  # the requeue lands this long after the scheduled time
 TOO_MANY_MISSED = 100
-MAX_MISSED_WALK = 1000  # schedules walked one by one when finding the most recent missed one
 
 
 def _rfc3339(t: datetime.datetime) -> str:
@@ -79,17 +78,25 @@ def most_recent_schedule_time(
     if interval < 1:
         raise ValueError("time difference between two schedules is less than 1 second")
     missed = int((now - t1).total_seconds()) // interval + 1
-    recent = t1
-    if missed > MAX_MISSED_WALK:  # jump close to the end, then walk the rest
-        jump = schedule.next(t1 + datetime.timedelta(seconds=(missed - 2) * interval))
-        if jump is not None and jump <= now:
-            recent = jump
-    for _ in range(MAX_MISSED_WALK + 2):
-        following = schedule.next(recent)
-        if following is None or following > now:
-            break
-        recent = following
-    return earliest, recent, missed
+    if schedule.every:  # a constant delay: the count is exact
+        return earliest, t1 + datetime.timedelta(seconds=(missed - 1) * interval), missed
+    return earliest, _last_fire_time(schedule, t1, now), missed
+
+
+def _last_fire_time(
+    schedule: Schedule, first: datetime.datetime, now: datetime.datetime
+) -> datetime.datetime:
+    """The latest time in [first, now] the schedule fires (first does): a binary search over the second x
+    whose next firing at or after x is still <= now, so irregular schedules (weekdays) cost ~30 steps."""
+    low, high = int(first.timestamp()), int(now.timestamp())
+    while low < high:
+        middle = (low + high + 1) // 2
+        fires = schedule.next(_utc(middle - 1))
+        if fires is not None and fires <= now:
+            low = middle
+        else:
+            high = middle - 1
+    return _utc(low)
 
 
 class CronJobController(QueueController):
@@ -174,12 +181,26 @@ class CronJobController(QueueController):
         if not cron_job["metadata"].get("deletionTimestamp"):
             await self._cleanup_finished_jobs(cron_job, jobs)
         if cron_job["status"] != original:
-            api = self._api("cronjobs", cron_job["metadata"]["namespace"])
-            self.written[key] = await api.update_status(cron_job)
+            self.written[key] = await self._update_status(cron_job)
         if failure is not None:
             raise failure
         if requeue_after is not None:
             self.queue.add_after(key, requeue_after)
+
+    async def _update_status(self, cron_job: Object) -> Object:
+        """The status this sync computed, written once more onto a fresh read when the CronJob changed
+        meanwhile (a spec edit): the status is this controller's alone, and a Job it just created must not
+        be lost from the active list."""
+        api = self._api("cronjobs", cron_job["metadata"]["namespace"])
+        try:
+            return await api.update_status(cron_job)
+        except errors.StatusError as err:
+            if err.code != 409:
+                raise
+            fresh = await api.get(cron_job["metadata"]["name"])
+            if fresh["metadata"].get("uid") != cron_job["metadata"].get("uid"):
+                raise
+            return await api.update_status({**fresh, "status": cron_job["status"]})
 
     async def _reconcile_jobs(self, cron_job: Object, jobs: list[Object]) -> None:
         """The active list against the Jobs that exist, and lastSuccessfulTime."""
