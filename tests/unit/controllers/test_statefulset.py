@@ -310,3 +310,25 @@ def test_a_bad_selector_or_revision_is_skipped(tmp_path: Path) -> None:
             assert revision["revision"] == 8  # after the adopted one
 
     asyncio.run(main())
+
+
+def test_revision_names_are_kube_controller_managers(tmp_path: Path) -> None:
+    """The StatefulSet of upstream's compatibility test data (pkg/controller/statefulset/testdata/
+    compatibility_set_1.34.0.json) gets the revision kube-controller-manager v1.34 named test-776999688b:
+    the defaulted template hashes byte for byte as Go encodes it."""
+
+    async def main() -> None:
+        async with cluster(tmp_path) as c:
+            template = {
+                "metadata": {"labels": {"app": "foo"}, "annotations": {"test": "value"}},
+                "spec": {"containers": [{"name": "test", "image": "test"}]},
+            }
+            body = {
+                "metadata": {"name": "test", "labels": {"sslabel": "value"}},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "foo"}}, "template": template},
+            }
+            await _api(c.client, "statefulsets", "apps").create(body)
+            status = await eventually(lambda: _status(c.client, "test", observedGeneration=1))
+            assert status["updateRevision"] == status["currentRevision"] == "test-776999688b"
+
+    asyncio.run(main())
