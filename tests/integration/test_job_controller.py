@@ -102,3 +102,24 @@ def test_a_cronjob_creates_its_job(srv: Server, kubectl_available: None) -> None
 def _active(srv: Server) -> dict | None:
     cron_job = json.loads(srv.kubectl("get", "cronjob", "tick", "-o", "json").stdout)
     return cron_job if (cron_job.get("status") or {}).get("active") else None
+
+
+def test_a_job_runs_to_completion_on_simulated_nodes(
+    tmp_path_factory: pytest.TempPathFactory, kubectl_available: None
+) -> None:
+    """With the scheduler and a simulated node (no test kubelet), the pod is bound, runs, exits 0, and the
+    Job completes."""
+    args = [
+        "--controllers=*,job,scheduler,node-simulator,nodelifecycle,podgc",
+        "--simulated-nodes=1",
+        "--simulated-pod-run-duration=0.5s",
+    ]
+    server = Server(str(tmp_path_factory.mktemp("simjobs")), args).start()
+    try:
+        server.kubectl("create", "job", "sim", "--image=busybox")
+        proc = server.kubectl("wait", "--for=condition=complete", "job/sim", "--timeout=30s", timeout=60)
+        assert proc.stdout.strip() == "job.batch/sim condition met"
+        [pod] = _pods(server, "sim")
+        assert pod["spec"]["nodeName"] == "sim-node-0" and pod["status"]["phase"] == "Succeeded"
+    finally:
+        server.stop()
