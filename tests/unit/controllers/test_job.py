@@ -427,3 +427,32 @@ def test_a_job_being_deleted_lets_its_pods_go(tmp_path: Path) -> None:
             assert len(await _job_pods(c.client, "fg", live=False)) == 2  # no replacement made
 
     asyncio.run(main())
+
+
+def test_more_pods_succeeding_than_completions_is_reported() -> None:
+    class Recorder:
+        def __init__(self) -> None:
+            self.events: list[tuple[str, str, str]] = []
+
+        def event(self, _obj: dict, kind: str, reason: str, message: str) -> None:
+            self.events.append((kind, reason, message))
+
+    class Informers:
+        def for_resource(self, *_args: str) -> object:
+            return object()
+
+    async def make() -> JobController:  # its work queue wants a running loop
+        return JobController(object(), Informers(), recorder)  # type: ignore[arg-type]
+
+    recorder = Recorder()
+    controller = asyncio.run(make())
+    job = {"metadata": {"name": "many"}, "spec": {"completions": 2}}
+    status = {"succeeded": 3}
+    final = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    controller._finish(job, status, final)
+    assert status["completionTime"] == "2026-01-01T00:00:00Z"
+    message = "Too many succeeded pods running after completion count reached"
+    assert recorder.events == [
+        ("Warning", "TooManySucceededPods", message),
+        ("Normal", "Completed", "Job completed"),
+    ]

@@ -879,6 +879,14 @@ class JobController(QueueController):
         _set_condition(status, final)
         if final["type"] == "Complete":
             status["completionTime"] = final["lastTransitionTime"]
+            completions = _completions(job)
+            if completions is not None and (status.get("succeeded") or 0) > completions:
+                self.recorder.event(
+                    job,
+                    WARNING,
+                    "TooManySucceededPods",
+                    "Too many succeeded pods running after completion count reached",
+                )
             self.recorder.event(job, NORMAL, "Completed", "Job completed")
         else:
             self.recorder.event(job, WARNING, final["reason"], final["message"])
