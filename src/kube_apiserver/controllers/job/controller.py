@@ -493,8 +493,8 @@ class JobController(QueueController):
         if suspended and active == 0 and not ctx.active:
             status.pop("startTime", None)  # resuming starts the clock again
         _set_counter(status, "active", active)
-        status["ready"] = sum(1 for p in ctx.active if is_pod_ready(p))
-        status["terminating"] = ctx.terminating
+        status["ready"] = sum(1 for p in ctx.active if is_pod_ready(p)) if active > 0 else 0
+        status["terminating"] = ctx.terminating + max(0, len(ctx.active) - active)  # those just deleted too
         job = await self._write_status(job, status)
         await self._count_terminated(key, job, ctx, final, deleted=max(0, len(ctx.active) - active))
         if manage_error is not None:
