@@ -456,3 +456,33 @@ def test_more_pods_succeeding_than_completions_is_reported() -> None:
         ("Warning", "TooManySucceededPods", message),
         ("Normal", "Completed", "Job completed"),
     ]
+
+
+def test_a_success_policy_completes_the_job_early(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with cluster(tmp_path) as c:
+            spec = {
+                "completions": 3,
+                "parallelism": 3,
+                "completionMode": "Indexed",
+                "podReplacementPolicy": "Failed",  # the pods it deletes are not counted failed
+                "successPolicy": {"rules": [{"succeededIndexes": "0"}]},
+            }
+            await _jobs(c.client).create(_job("leader", **spec))
+            pods = await eventually(lambda: _job_pods(c.client, "leader", 3))
+            leader = next(p for p in pods if p["metadata"]["annotations"][COMPLETION_INDEX_KEY] == "0")
+            await _terminate(c.client, leader, "Succeeded")
+            job = await eventually(lambda: _condition(c.client, "leader", "Complete"))
+            reason = ("True", "SuccessPolicy", "Matched rules at index 0")
+            assert _conditions(job)["SuccessCriteriaMet"] == reason and _conditions(job)["Complete"] == reason
+            assert job["status"]["completedIndexes"] == "0" and not job["status"].get("failed")
+            assert await eventually(lambda: _no_pods_but(c.client, "leader", leader["metadata"]["name"]))
+
+    asyncio.run(main())
+
+
+COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+
+
+async def _no_pods_but(client, name: str, kept: str) -> bool:  # noqa: ANN001
+    return [p["metadata"]["name"] for p in await _job_pods(client, name, live=False)] == [kept]

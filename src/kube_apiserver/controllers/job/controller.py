@@ -821,8 +821,12 @@ class JobController(QueueController):
         pending = set(uncounted.get("succeeded") or ()) | set(uncounted.get("failed") or ())
         by_uid = {p["metadata"].get("uid"): p for p in ctx.pods}
         ignored = {p["metadata"].get("uid") for p in ctx.ignored}
+        # canRemoveFinalizer: a Job heading for a terminal condition lets all its pods go (those it deleted
+        # and does not count as failed included); otherwise the counted and the ignored ones.
         removable = [
-            p for p in ctx.pods if _has_finalizer(p) and p["metadata"].get("uid") in pending | ignored
+            p
+            for p in ctx.pods
+            if _has_finalizer(p) and (final is not None or p["metadata"].get("uid") in pending | ignored)
         ]
         released = await self._remove_finalizers(key, removable[:MAX_POD_CREATE_DELETE_PER_SYNC])
         done = {
