@@ -45,6 +45,16 @@ class Response:
         return json.loads(self.body)
 
 
+# The API's tests see objects as kube-apiserver with the housekeeping controllers leaves them (namespaces emptied,
+# garbage collected, default service accounts, quota usage): no workload controller, scheduler or kubelet moves
+# their pods and sets meanwhile. A test that wants the cluster to move passes --controllers (e.g. "*", the
+# server's default: every controller).
+API_TESTS_CONTROLLERS = (
+    "--controllers=garbagecollector,namespace,serviceaccount,resourcequota,pvc-protection,pv-protection,"
+    "clusterrole-aggregation,root-ca-cert-publisher"
+)
+
+
 @dataclass
 class Server:
     data_dir: str
@@ -62,7 +72,12 @@ class Server:
         started = threading.Event()
 
         async def main() -> None:
-            opts = ServerRunOptions.parse(["--data-dir", self.data_dir, "--secure-port", "6443", *self.args])
+            args = (
+                self.args
+                if any(a.startswith("--controllers") for a in self.args)
+                else [API_TESTS_CONTROLLERS, *self.args]
+            )
+            opts = ServerRunOptions.parse(["--data-dir", self.data_dir, "--secure-port", "6443", *args])
             completed = opts.complete()
             errs = completed.validate()
             assert not errs, errs
@@ -134,7 +149,7 @@ class Server:
         return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
 
     def kubectl(
-        self, *args: str, check: bool = True, timeout: float = 60
+        self, *args: str, check: bool = True, timeout: float = 60, input_text: str | None = None
     ) -> subprocess.CompletedProcess[str]:
         cache = os.path.join(self.data_dir, "kubecache")
         proc = subprocess.run(
@@ -142,6 +157,7 @@ class Server:
             capture_output=True,
             text=True,
             timeout=timeout,
+            input=input_text,
         )
         if check and proc.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")

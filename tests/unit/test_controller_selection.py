@@ -1,4 +1,5 @@
-from kube_apiserver.controllers.manager import enabled, unknown_controllers
+from kube_apiserver.cmd.options import ServerRunOptions, help_text
+from kube_apiserver.controllers.manager import DEFAULT_CONTROLLERS, enabled, unknown_controllers
 
 
 def test_kube_controller_manager_syntax():
@@ -9,7 +10,16 @@ def test_kube_controller_manager_syntax():
     assert unknown_controllers(["*", "-namespace", "no-such-controller"]) == ["no-such-controller"]
 
 
-def test_the_workload_controllers_are_known_and_opt_in_for_now():
-    assert unknown_controllers(["replicaset", "-replicationcontroller"]) == []
-    assert not enabled(["*"], "replicaset")
-    assert enabled(["*", "replicaset"], "replicaset") and enabled(["*", "replicaset"], "namespace")
+def test_every_embedded_controller_is_on_by_default_and_listed_in_the_help():
+    for name in DEFAULT_CONTROLLERS:
+        assert enabled(["*"], name) and not enabled(["*", f"-{name}"], name) and not enabled([], name)
+    text = " ".join(help_text(ServerRunOptions().flags(), 10_000).split())
+    listed = text.split("All controllers: ")[1].split(" (")[0]
+    assert listed.split(", ") == sorted(DEFAULT_CONTROLLERS)
+
+
+def test_v1_34_canonical_names_are_aliases():
+    assert unknown_controllers(["*", "-deployment-controller", "endpoints-controller"]) == []
+    assert not enabled(["*", "-deployment-controller"], "deployment")
+    assert enabled(["pod-garbage-collector-controller"], "podgc")
+    assert unknown_controllers(["deployments-controller"]) == ["deployments-controller"]

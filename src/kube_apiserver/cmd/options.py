@@ -123,8 +123,13 @@ class ServerRunOptions:
             "controllers",
             "Embedded kube-controller-manager controllers to run (not a kube-apiserver flag). '*' enables all "
             "on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller "
-            "named 'foo'. All controllers: clusterrole-aggregation, garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, root-ca-cert-publisher, serviceaccount. Disabled-by-default "
-            "controllers: none.",
+            "named 'foo'. All controllers: clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning, "
+            "daemonset, deployment, disruption, endpoint, endpointslice, endpointslicemirroring, garbagecollector, "
+            "horizontalpodautoscaling, job, namespace, node-simulator, nodelifecycle, podgc, pv-protection, "
+            "pvc-protection, replicaset, replicationcontroller, resourcequota, root-ca-cert-publisher, scheduler, "
+            "serviceaccount, statefulset, taint-eviction-controller, ttl-after-finished (v1.34's canonical names, "
+            "such as deployment-controller, are accepted too). Disabled-by-default controllers: none. "
+            "'--controllers=' runs none, as a bare kube-apiserver.",
         )
         self._add_leader_election_flags(fs)
         self._add_csr_signing_flags(fs)

@@ -62,29 +62,55 @@ from .ttlafterfinished import TTLAfterFinishedController
 from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
-DEFAULT_CONTROLLERS = ("garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection",
-                       "pv-protection", "clusterrole-aggregation", "root-ca-cert-publisher")
-# Built, not yet on by default: they join the defaults (as kube-controller-manager's) once the workload
-# controllers, the scheduler and simulated nodes move a cluster together (issue 12).
-OPT_IN_CONTROLLERS = ("replicaset", "replicationcontroller", "deployment")
-OPT_IN_CONTROLLERS += ("statefulset", "daemonset")
-OPT_IN_CONTROLLERS += ("endpoint", "endpointslice", "endpointslicemirroring", "disruption")
-OPT_IN_CONTROLLERS += ("csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling")
-OPT_IN_CONTROLLERS += ("job", "cronjob", "ttl-after-finished", "podgc")
-OPT_IN_CONTROLLERS += ("scheduler",)  # kube-scheduler, embedded; -scheduler leaves pods to a real one
-OPT_IN_CONTROLLERS += ("nodelifecycle", "taint-eviction-controller", "node-simulator")
-KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + OPT_IN_CONTROLLERS)
+# kube-controller-manager's on-by-default controllers that are embedded (its bootstrapsigner and tokencleaner,
+# off by default there, are not), the scheduler (kube-scheduler, embedded: -scheduler leaves pods to a real
+# one) and the simulated kubelets of --simulated-nodes and of nodes annotated kwok.x-k8s.io/node=fake.
+DEFAULT_CONTROLLERS = (
+    "garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection", "pv-protection",
+    "clusterrole-aggregation", "root-ca-cert-publisher", "replicaset", "replicationcontroller", "deployment",
+    "statefulset", "daemonset", "job", "cronjob", "ttl-after-finished", "podgc", "endpoint", "endpointslice",
+    "endpointslicemirroring", "disruption", "csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling",
+    "nodelifecycle", "taint-eviction-controller", "scheduler", "node-simulator",
+)
+KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
+# v1.34's canonical names (cmd/kube-controller-manager/names), which --controllers takes as the older ones.
+CANONICAL_NAMES = {
+    "garbage-collector-controller": "garbagecollector", "namespace-controller": "namespace",
+    "serviceaccount-controller": "serviceaccount", "resourcequota-controller": "resourcequota",
+    "persistentvolumeclaim-protection-controller": "pvc-protection",
+    "persistentvolume-protection-controller": "pv-protection",
+    "clusterrole-aggregation-controller": "clusterrole-aggregation",
+    "root-ca-certificate-publisher-controller": "root-ca-cert-publisher",
+    "replicaset-controller": "replicaset", "replicationcontroller-controller": "replicationcontroller",
+    "deployment-controller": "deployment", "statefulset-controller": "statefulset",
+    "daemonset-controller": "daemonset", "job-controller": "job", "cronjob-controller": "cronjob",
+    "ttl-after-finished-controller": "ttl-after-finished", "pod-garbage-collector-controller": "podgc",
+    "endpoints-controller": "endpoint", "endpointslice-controller": "endpointslice",
+    "endpointslice-mirroring-controller": "endpointslicemirroring", "disruption-controller": "disruption",
+    "certificatesigningrequest-signing-controller": "csrsigning",
+    "certificatesigningrequest-approving-controller": "csrapproving",
+    "certificatesigningrequest-cleaner-controller": "csrcleaner",
+    "horizontal-pod-autoscaler-controller": "horizontalpodautoscaling",
+    "node-lifecycle-controller": "nodelifecycle",
+}
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
+def _name(name: str) -> str:
+    """A --controllers entry with a canonical name as the name this manager knows ("-x" kept negative)."""
+    sign, bare = ("-", name[1:]) if name.startswith("-") else ("", name)
+    return sign + CANONICAL_NAMES.get(bare, bare)
+
+
 def enabled(names: list[str], controller: str) -> bool:
+    names = [_name(n) for n in names]
     if f"-{controller}" in names:
         return False
     return controller in names or ("*" in names and controller in DEFAULT_CONTROLLERS)
 
 
 def unknown_controllers(names: list[str]) -> list[str]:
-    return [n for n in names if n != "*" and n.lstrip("-") not in KNOWN_CONTROLLERS]
+    return [n for n in names if n != "*" and _name(n).lstrip("-") not in KNOWN_CONTROLLERS]
 
 
 def served_resources(group_versions: dict[tuple[str, str], dict[str, Any]]) -> list[Resource]:
