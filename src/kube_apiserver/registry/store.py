@@ -269,7 +269,12 @@ class Store:
             if not grace and not finalizers:
                 raise ChangedSinceRead(key)  # its finalizers went meanwhile: it is to be deleted now
             meta = current["metadata"]
-            if grace or not meta.get("deletionTimestamp"):
+            under_way = meta.get("deletionGracePeriodSeconds")
+            if meta.get("deletionTimestamp") and under_way and grace < under_way:
+                # Only a shorter period changes a graceful deletion under way: its end comes that much sooner.
+                meta["deletionTimestamp"] = _shifted(meta["deletionTimestamp"], grace - under_way)
+                meta["deletionGracePeriodSeconds"] = grace
+            elif not meta.get("deletionTimestamp"):
                 meta["deletionTimestamp"] = _after(grace)
                 meta["deletionGracePeriodSeconds"] = grace
                 if grace and meta.get("generation"):
@@ -372,6 +377,14 @@ class ChangedSinceRead(Exception):  # noqa: N818 - a signal to decide again, not
 def _after(seconds: int) -> str:
     when = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=seconds)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _shifted(stamp: str, seconds: int) -> str:
+    try:
+        when = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:  # not a timestamp this server wrote: the period counts from now
+        return _after(seconds)
+    return (when + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 ORPHAN = "orphan"

@@ -87,3 +87,27 @@ def test_delete_collection_decides_each_object_from_the_clients_options(tmp_path
             await kv.close()
 
     asyncio.run(main())
+
+
+def test_a_shorter_grace_period_shortens_a_deletion_held_by_finalizers(tmp_path):
+    """rest.BeforeDelete: a delete with a shorter grace period moves deletionTimestamp back by the difference
+    and sets deletionGracePeriodSeconds, 0 included, though a finalizer keeps the object (a Job's pod)."""
+    async def main():
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            store = Store(INFO, PodLikeStrategy(INFO), ObjectStore(kv), "/registry/pods")
+            ctx = Context("default")
+            held = pod("held", node="node-1")
+            held["metadata"]["finalizers"] = ["batch.kubernetes.io/job-tracking"]
+            await store.create(ctx, held)
+            first, _ = await store.delete(ctx, "held", None, DeleteOptions())
+            stamp = datetime.datetime.strptime(first["metadata"]["deletionTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
+            now, gone = await store.delete(ctx, "held", None, DeleteOptions(grace_period_seconds=0))
+            assert not gone and now["metadata"]["deletionGracePeriodSeconds"] == 0
+            moved = stamp - datetime.timedelta(seconds=30)
+            assert now["metadata"]["deletionTimestamp"] == moved.strftime("%Y-%m-%dT%H:%M:%SZ")
+            assert now["metadata"]["finalizers"] == ["batch.kubernetes.io/job-tracking"]
+        finally:
+            await kv.close()
+
+    asyncio.run(main())
