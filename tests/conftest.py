@@ -55,6 +55,11 @@ API_TESTS_CONTROLLERS = (
 )
 
 
+
+def with_controllers(*names: str) -> str:
+    """--controllers for a test of some controllers: the housekeeping ones and `names`, nothing else moving."""
+    return ",".join([API_TESTS_CONTROLLERS, *names])
+
 @dataclass
 class Server:
     data_dir: str

@@ -1,4 +1,4 @@
-"""csrsigning in the real server (opt-in: --controllers=*,csrsigning), driven by kubectl: a CSR made with
+"""csrsigning in the real server, driven by kubectl: a CSR made with
 `cryptography` is created from a manifest, `kubectl certificate approve`d, gets a certificate that the
 cluster CA (by default the CA the server generated for itself) verifies, and with --client-ca-file of
 that CA the certificate authenticates against the server as the CSR's subject. A CSR the signer refuses
@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from conftest import Server, wait_for
+from conftest import Server, wait_for, with_controllers
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data_dir = str(tmp_path_factory.mktemp("csr"))
     ca = os.path.join(data_dir, "pki", "ca.crt")  # generated while the options complete, before validation
     server = Server(
-        data_dir, ["--controllers=*,csrsigning,csrapproving,csrcleaner", f"--client-ca-file={ca}"]
+        data_dir, [with_controllers("csrsigning", "csrapproving", "csrcleaner"), f"--client-ca-file={ca}"]
     ).start()
     yield server
     server.stop()

@@ -1,5 +1,5 @@
 """The deployment controller in the real server, driven by kubectl (enabled with
-`--controllers=*,replicaset,deployment` until the workload set is on by default). No node runs the pods
+the replicaset and deployment controllers only). No node runs the pods
 yet, so a thread plays the kubelet: it marks every pod Running and Ready through pods/status. Then
 `kubectl rollout status` finishes, `set image` rolls out a new ReplicaSet, `rollout undo` goes back to
 the previous template, `rollout history` lists the revisions, `scale`, `rollout pause/resume/restart`."""
@@ -11,12 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, playing_kubelet, wait_for
+from conftest import Server, playing_kubelet, wait_for, with_controllers
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(str(tmp_path_factory.mktemp("deploy")), ["--controllers=*,replicaset,deployment"]).start()
+    server = Server(str(tmp_path_factory.mktemp("deploy")), [with_controllers("replicaset", "deployment")]).start()
     yield server
     server.stop()
 

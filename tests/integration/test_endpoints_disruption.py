@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, wait_for
+from conftest import Server, wait_for, with_controllers
 
-CONTROLLERS = "--controllers=*,replicaset,deployment,endpoint,endpointslice,disruption"
+CONTROLLERS = with_controllers("replicaset", "deployment", "endpoint", "endpointslice", "disruption")
 PODS = "/api/v1/namespaces/default/pods"
 
 

@@ -17,7 +17,7 @@ import pytest
 from cryptography import x509
 from test_aggregator import TrackingServer, available, host_ip
 
-from conftest import Server, wait_for
+from conftest import Server, wait_for, with_controllers
 from httpsserver import serving_files
 
 NS = "default"
@@ -116,7 +116,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         patch.setattr("kube_apiserver.aggregator.lister.RESYNC_SECONDS", 1.0)
         server = Server(
             str(tmp_path_factory.mktemp("hpa")),
-            ["--controllers=*,horizontalpodautoscaling", "--horizontal-pod-autoscaler-sync-period=1s"],
+            [with_controllers("horizontalpodautoscaling"), "--horizontal-pod-autoscaler-sync-period=1s"],
         ).start()
     service = {
         "metadata": {"name": "metrics-server"},

@@ -1,5 +1,5 @@
 """The job, cronjob and ttl-after-finished controllers in the real server, driven by kubectl (enabled
-with `--controllers=*,job,cronjob,ttl-after-finished` until the workload set is on by default). No node
+with the job, cronjob and ttl-after-finished controllers only). No node
 runs the pods, so the test plays the kubelet: it marks a Job's pods Succeeded through pods/status, and
 `kubectl wait --for=condition=complete` returns. A CronJob on `@every 1s` (a robfig/cron descriptor the
 API accepts) gets its Job within seconds instead of the next minute."""
@@ -11,12 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, wait_for
+from conftest import Server, wait_for, with_controllers
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    args = ["--controllers=*,job,cronjob,ttl-after-finished"]
+    args = [with_controllers("job", "cronjob", "ttl-after-finished")]
     server = Server(str(tmp_path_factory.mktemp("jobs")), args).start()
     yield server
     server.stop()

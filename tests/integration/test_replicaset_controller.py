@@ -1,5 +1,5 @@
 """The replicaset and replicationcontroller controllers in the real server, driven by kubectl: enabled with
-`--controllers=*,replicaset,replicationcontroller` (opt-in until the whole workload set lands), a
+the replicaset and replicationcontroller controllers only, a
 ReplicaSet gets its pods, `kubectl scale` takes them down, and the garbage collector removes them with it."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, wait_for
+from conftest import Server, wait_for, with_controllers
 
 MANIFEST = """
 apiVersion: apps/v1
@@ -33,7 +33,7 @@ spec:
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = Server(str(tmp_path_factory.mktemp("rsc")),
-                    ["--controllers=*,replicaset,replicationcontroller"]).start()
+                    [with_controllers("replicaset", "replicationcontroller")]).start()
     yield server
     server.stop()
 

@@ -1,4 +1,4 @@
-"""The embedded scheduler in the real server (`--controllers=*,scheduler`), driven by kubectl: Nodes
+"""The embedded scheduler in the real server (with the housekeeping controllers only), driven by kubectl: Nodes
 created from raw JSON (their status written through nodes/status and the not-ready taint admission
 puts on them removed, as a kubelet and the node lifecycle controller would), pods bound to them, and
 a pod whose nodeSelector no node has shown FailedScheduling in `kubectl describe pod` and
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, wait_for
+from conftest import Server, wait_for, with_controllers
 
 UNSATISFIABLE = (
     "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
@@ -22,7 +22,7 @@ UNSATISFIABLE = (
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(str(tmp_path_factory.mktemp("scheduler")), ["--controllers=*,scheduler"]).start()
+    server = Server(str(tmp_path_factory.mktemp("scheduler")), [with_controllers("scheduler")]).start()
     yield server
     server.stop()
 

@@ -1,5 +1,5 @@
 """The statefulset and daemonset controllers in the real server, driven by kubectl (enabled with
-`--controllers=*,statefulset,daemonset` until the workload set is on by default). The test plays the
+the statefulset and daemonset controllers only). The test plays the
 kubelet: it marks pods Running and Ready through pods/status. A StatefulSet's pods appear one by one in
 ordinal order, `kubectl rollout status`, `set image`, `rollout history` and `rollout undo` work on it; a
 DaemonSet gets one pod per eligible Node."""
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, playing_kubelet, wait_for
+from conftest import Server, playing_kubelet, wait_for, with_controllers
 
 STATEFULSET = """
 apiVersion: apps/v1
@@ -35,7 +35,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(str(tmp_path_factory.mktemp("sts")), ["--controllers=*,statefulset,daemonset"]).start()
+    server = Server(str(tmp_path_factory.mktemp("sts")), [with_controllers("statefulset", "daemonset")]).start()
     yield server
     server.stop()
 

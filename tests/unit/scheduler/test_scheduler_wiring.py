@@ -1,11 +1,10 @@
-"""The scheduler is the controller manager's opt-in controller "scheduler" (kube-scheduler's users turn
-it off with -scheduler once it is on by default)."""
+"""The scheduler is the controller manager's controller "scheduler", on by default; kube-scheduler's users
+turn it off with -scheduler."""
 
 from kube_apiserver.controllers.manager import enabled, unknown_controllers
 
 
-def test_scheduler_is_an_opt_in_controller() -> None:
-    assert not enabled(["*"], "scheduler")
-    assert enabled(["*", "scheduler"], "scheduler")
-    assert not enabled(["*", "scheduler", "-scheduler"], "scheduler")
+def test_scheduler_is_on_by_default_and_can_be_turned_off() -> None:
+    assert enabled(["*"], "scheduler")
+    assert not enabled(["*", "-scheduler"], "scheduler")
     assert unknown_controllers(["*", "scheduler", "-scheduler"]) == []
