@@ -207,9 +207,8 @@ class NodeSimulator:
             self.reported[name] = now
         self.queue.add_after(("node", name), self.renew_interval)
         if now - self.renewed.get(name, float("-inf")) >= self.renew_interval * 0.9:
-            await self._renew_lease(
-                node, now
-            )  # after the status: a missing kube-node-lease holds back only this
+            # after the status: a missing kube-node-lease namespace holds back only the lease
+            await self._renew_lease(node, now)
             self.renewed[name] = now
 
     def _unchanged(
