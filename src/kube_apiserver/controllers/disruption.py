@@ -67,11 +67,8 @@ class DisruptionController(QueueController):
         clock: Callable[[], float] = time.time,
         workers: int = 1,
     ):
-        self.name = "disruption"
-        self.client = client
-        self.recorder = recorder
+        super().__init__("disruption", client, recorder, workers)
         self.clock = clock
-        self.workers = workers
         self.scale_of = scale_of
         self.budgets = informers.for_resource("policy", "v1", "poddisruptionbudgets")
         self.pods = informers.for_resource("", "v1", "pods")
@@ -79,7 +76,6 @@ class DisruptionController(QueueController):
         self.replica_sets = informers.for_resource("apps", "v1", "replicasets")
         self.deployments = informers.for_resource("apps", "v1", "deployments")
         self.stateful_sets = informers.for_resource("apps", "v1", "statefulsets")
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.stale_queue: WorkQueue[str] = WorkQueue("stale_pod_disruption")
         self.informers = (
             self.budgets,

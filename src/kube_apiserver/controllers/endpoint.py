@@ -16,7 +16,6 @@ from ..apimachinery import errors
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import WARNING, EventRecorder
 from ..client.rest import Client
-from ..client.workqueue import WorkQueue
 from .controller_utils import NAMESPACE_TERMINATING_CAUSE, is_pod_ready
 from .endpointslice.endpointutil import (
     HEADLESS_LABEL,
@@ -51,14 +50,10 @@ class EndpointController(QueueController):
     def __init__(
         self, client: Client, informers: SharedInformerFactory, recorder: EventRecorder, workers: int = 5
     ):
-        self.name = "endpoint"
-        self.client = client
-        self.recorder = recorder
-        self.workers = workers
+        super().__init__("endpoint", client, recorder, workers)
         self.services = informers.for_resource("", "v1", "services")
         self.pods = informers.for_resource("", "v1", "pods")
         self.endpoints = informers.for_resource("", "v1", "endpoints")
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.trigger_times = TriggerTimeTracker()
         self.informers = (self.services, self.pods, self.endpoints)
 

@@ -28,7 +28,6 @@ from ..apimachinery import errors
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import EventRecorder
 from ..client.rest import Client
-from ..client.workqueue import WorkQueue
 from .queue_controller import QueueController
 
 log = logging.getLogger("kube_apiserver.controllers")
@@ -103,18 +102,16 @@ class NodeLifecycleController(QueueController):
         workers: int = 1,
         clock: Callable[[], float] = time.time,
     ):
-        self.client = client
-        self.recorder = recorder
+        # Its queue: nodes whose NoSchedule taints to check.
+        super().__init__(self.name, client, recorder, workers)
         self.grace_period = grace_period
         self.monitor_period = monitor_period
         self.startup_grace_period = max(startup_grace_period, grace_period)
         self.clock = clock
-        self.workers = workers
         self.nodes = informers.for_resource("", "v1", "nodes")
         self.pods = informers.for_resource("", "v1", "pods")
         self.leases = informers.for_resource("coordination.k8s.io", "v1", "leases")
         self.informers = (self.nodes, self.pods, self.leases)
-        self.queue: WorkQueue[str] = WorkQueue(self.name)  # nodes whose NoSchedule taints to check
         self.health: dict[str, NodeHealth] = {}
 
     def register_handlers(self) -> None:
@@ -327,14 +324,11 @@ class TaintEvictionController(QueueController):
         workers: int = 2,
         clock: Callable[[], float] = time.time,
     ):
-        self.client = client
-        self.recorder = recorder
+        super().__init__(self.name, client, recorder, workers)  # its queue: (namespace, name) of pods
         self.clock = clock
-        self.workers = workers
         self.nodes = informers.for_resource("", "v1", "nodes")
         self.pods = informers.for_resource("", "v1", "pods")
         self.informers = (self.nodes, self.pods)
-        self.queue: WorkQueue[tuple[str, str]] = WorkQueue(self.name)
         self.pods_by_node: dict[str, set[str]] = {}
         self.scheduled: dict[str, tuple[float, float]] = {}  # pod key -> (since, deletion time)
 

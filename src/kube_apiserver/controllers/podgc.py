@@ -17,7 +17,6 @@ from typing import Any
 from ..apimachinery import errors
 from ..client.informers import SharedInformerFactory
 from ..client.rest import STRATEGIC_MERGE_PATCH, Client
-from ..client.workqueue import WorkQueue
 from .controller_utils import parse_time, pod_phase
 from .queue_controller import QueueController
 
@@ -72,16 +71,13 @@ class PodGCController(QueueController):
         clock: Callable[[], float] = time.monotonic,
     ):
         """`terminated_pod_gc_threshold` <= 0 turns the collection of terminated pods off."""
-        self.name = "podgc"
-        self.client = client
+        super().__init__("podgc", client, None, 0)  # no workers: the collection runs on a period
         self.threshold = terminated_pod_gc_threshold
         self.period = gc_check_period
         self.quarantine = quarantine_time
         self.clock = clock
-        self.workers = 0
         self.pods = informers.for_resource("", "v1", "pods")
         self.nodes = informers.for_resource("", "v1", "nodes")
-        self.queue: WorkQueue[str] = WorkQueue("podgc")  # unused: the collection runs on a period
         self.informers = (self.pods, self.nodes)
         self.missing_since: dict[str, float] = {}  # node name -> when its pods were first seen without it
 

@@ -9,17 +9,38 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..client.informers import SharedIndexInformer
+from ..client.record import EventRecorder
+from ..client.rest import Client
 from ..client.workqueue import WorkQueue, run_worker
 
 
 class QueueController:
-    """A base for controllers: a subclass sets `name`, `queue`, `workers`, `informers` (what must have
-    synced before the first sync) and implements `register_handlers` and `sync_handler` (upstream's syncHandler)."""
+    """A base for controllers: a subclass calls `__init__` (name, client, recorder, workers, queue), sets
+    `informers` (what must have synced before the first sync) and implements `register_handlers` and
+    `sync_handler` (upstream's syncHandler)."""
 
     name: str
+    client: Client
+    recorder: EventRecorder
     queue: WorkQueue[Any]
     workers: int
     informers: Sequence[SharedIndexInformer]
+
+    def __init__(
+        self,
+        name: str,
+        client: Client,
+        recorder: EventRecorder | None,
+        workers: int,
+        queue_name: str | None = None,
+    ):
+        """`queue_name` names the work queue where upstream names it apart from the controller."""
+        self.name = name
+        self.client = client
+        if recorder is not None:  # controllers that record no events have none
+            self.recorder = recorder
+        self.workers = workers
+        self.queue = WorkQueue(queue_name or name)
 
     def register_handlers(self) -> None:
         raise NotImplementedError

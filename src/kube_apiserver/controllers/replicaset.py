@@ -27,7 +27,6 @@ from ..apimachinery.meta import now_rfc3339
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import EventRecorder
 from ..client.rest import Client
-from ..client.workqueue import WorkQueue
 from .controller_ref_manager import ControllerRefManager, recheck_deletion_timestamp
 from .controller_utils import (
     PodControl,
@@ -89,14 +88,11 @@ class ReplicaSetController(QueueController):
     def __init__(self, kind: ReplicaKind, client: Client, informers: SharedInformerFactory, recorder: EventRecorder,
                  workers: int = 5, clock: Callable[[], float] = time.time):
         self.kind = kind
-        self.name = "replicaset" if kind is REPLICA_SETS else "replicationcontroller"
-        self.client = client
+        name = "replicaset" if kind is REPLICA_SETS else "replicationcontroller"
+        super().__init__(name, client, recorder, workers)
         self.clock = clock
-        self.recorder = recorder
-        self.workers = workers
         self.sets = informers.for_resource(kind.group, kind.version, kind.resource)
         self.pods = informers.for_resource("", "v1", "pods")
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.expectations = UIDTrackingControllerExpectations()
         self.pod_control = PodControl(lambda ns: client.resource("", "v1", "pods").namespace(ns), recorder)
         self.informers = (self.sets, self.pods)

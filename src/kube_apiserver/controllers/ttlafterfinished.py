@@ -14,7 +14,6 @@ from ..api.batch.jobstatus import finished
 from ..apimachinery import errors
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.rest import Client
-from ..client.workqueue import WorkQueue
 from .controller_utils import parse_time
 from .queue_controller import QueueController
 
@@ -42,12 +41,9 @@ class TTLAfterFinishedController(QueueController):
         workers: int = 5,
         clock: Callable[[], float] = time.time,
     ):
-        self.name = "ttl-after-finished"
-        self.client = client
+        super().__init__("ttl-after-finished", client, None, workers, queue_name="ttl_jobs_to_delete")
         self.clock = clock
-        self.workers = workers
         self.jobs = informers.for_resource("batch", "v1", "jobs")
-        self.queue: WorkQueue[str] = WorkQueue("ttl_jobs_to_delete")
         self.informers = (self.jobs,)
 
     def register_handlers(self) -> None:

@@ -21,7 +21,6 @@ from ...apimachinery import errors
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import NORMAL, WARNING, EventRecorder
 from ...client.rest import Client
-from ...client.workqueue import WorkQueue
 from ..controller_utils import controller_of, new_controller_ref, parse_time
 from ..queue_controller import QueueController
 from .schedule import Schedule, parse
@@ -108,14 +107,10 @@ class CronJobController(QueueController):
         workers: int = 5,
         clock: Callable[[], float] = time.time,
     ):
-        self.name = "cronjob"
-        self.client = client
-        self.recorder = recorder
-        self.workers = workers
+        super().__init__("cronjob", client, recorder, workers)
         self.clock = clock
         self.cron_jobs = informers.for_resource("batch", "v1", "cronjobs")
         self.jobs = informers.for_resource("batch", "v1", "jobs")
-        self.queue: WorkQueue[str] = WorkQueue("cronjob")
         self.informers = (self.cron_jobs, self.jobs)
         # Per CronJob, what its last status write returned, newer than the informer's copy until the watch
         # catches up: the next sync starts from it instead of conflicting on its own write.

@@ -21,7 +21,6 @@ from ...apimachinery.labels import Selector, SelectorParseError, selector_from_l
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import NORMAL, WARNING, EventRecorder
 from ...client.rest import STRATEGIC_MERGE_PATCH, Client, ResourceClient
-from ...client.workqueue import WorkQueue
 from ..controller_ref_manager import ControllerRefManager, recheck_deletion_timestamp
 from ..controller_utils import (
     ControllerExpectations,
@@ -105,15 +104,12 @@ class DaemonSetsController(QueueController):
         workers: int = CONCURRENT_DAEMONSET_SYNCS,
         clock: Callable[[], float] = time.time,
     ):
-        self.client = client
-        self.recorder = recorder
-        self.workers = workers
+        super().__init__(self.name, client, recorder, workers)
         self.clock = clock
         self.sets = informers.for_resource("apps", "v1", "daemonsets")
         self.revisions = informers.for_resource("apps", "v1", "controllerrevisions")
         self.pods = informers.for_resource("", "v1", "pods")
         self.nodes = informers.for_resource("", "v1", "nodes")
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.expectations = ControllerExpectations()
         self.failed_pods_backoff = Backoff(clock)
         self.pod_control = PodControl(lambda ns: client.resource("", "v1", "pods").namespace(ns), recorder)

@@ -13,7 +13,6 @@ from ...apimachinery import errors
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import WARNING, EventRecorder
 from ...client.rest import Client
-from ...client.workqueue import WorkQueue
 from ..controller_utils import NAMESPACE_TERMINATING_CAUSE
 from ..queue_controller import QueueController
 from .config import DEFAULT_MAX_ENDPOINTS_PER_SLICE
@@ -110,15 +109,11 @@ class EndpointSliceController(QueueController):
         max_endpoints_per_slice: int = DEFAULT_MAX_ENDPOINTS_PER_SLICE,
         workers: int = 5,
     ):
-        self.name = "endpointslice"
-        self.client = client
-        self.recorder = recorder
-        self.workers = workers
+        super().__init__("endpointslice", client, recorder, workers)
         self.services = informers.for_resource("", "v1", "services")
         self.pods = informers.for_resource("", "v1", "pods")
         self.nodes = informers.for_resource("", "v1", "nodes")
         self.slices = informers.for_resource("discovery.k8s.io", "v1", "endpointslices")
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.trigger_times = TriggerTimeTracker()
         self.tracker = EndpointSliceTracker()
         self.reconciler = Reconciler(

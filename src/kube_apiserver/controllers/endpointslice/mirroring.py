@@ -15,7 +15,6 @@ from ...apimachinery import errors
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import WARNING, EventRecorder
 from ...client.rest import Client
-from ...client.workqueue import WorkQueue
 from ..controller_utils import NAMESPACE_TERMINATING_CAUSE
 from ..endpoint import repack_subsets
 from ..queue_controller import QueueController
@@ -243,14 +242,10 @@ class EndpointSliceMirroringController(QueueController):
         max_endpoints_per_subset: int = DEFAULT_MAX_ENDPOINTS_PER_SUBSET,
         workers: int = 5,
     ):
-        self.name = "endpointslicemirroring"
-        self.client = client
-        self.recorder = recorder
-        self.workers = workers
+        super().__init__("endpointslicemirroring", client, recorder, workers)
         self.services = informers.for_resource("", "v1", "services")
         self.endpoints = informers.for_resource("", "v1", "endpoints")
         self.slices = informers.for_resource("discovery.k8s.io", "v1", "endpointslices")
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.tracker = EndpointSliceTracker()
         self.reconciler = MirroringReconciler(recorder, max_endpoints_per_subset)
         self.informers = (self.services, self.endpoints, self.slices)

@@ -196,15 +196,11 @@ class JobController(QueueController):
     ):
         """`pod_failure_backoff`: the first delay after a pod failure (upstream's 10 s), doubling per
         further failure up to MAX_POD_FAILURE_BACKOFF."""
-        self.name = "job"
-        self.client = client
-        self.recorder = recorder
-        self.workers = workers
+        super().__init__("job", client, recorder, workers)
         self.clock = clock
         self.pod_failure_backoff = pod_failure_backoff
         self.jobs = informers.for_resource("batch", "v1", "jobs")
         self.pods = informers.for_resource("", "v1", "pods")
-        self.queue: WorkQueue[str] = WorkQueue("job")
         self.orphans: WorkQueue[str] = WorkQueue("job_orphan_pod")
         self.expectations = UIDTrackingControllerExpectations()
         # Per Job, the pods whose finalizer this controller removed and the informer still shows.

@@ -22,7 +22,6 @@ from ...client.discovery import GroupVersionKind, NoMatchError, RESTMapper
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import EventRecorder
 from ...client.rest import Client
-from ...client.workqueue import WorkQueue
 from ..queue_controller import QueueController
 from .behavior import History, limit_rate, record_rescale, rules, stabilize
 from .config import HPAControllerConfiguration
@@ -92,16 +91,12 @@ class HorizontalController(QueueController):
         workers: int = 5,
         clock: Callable[[], float] = time.monotonic,
     ):
-        self.name = "horizontalpodautoscaling"
-        self.client = client
-        self.recorder = recorder
+        super().__init__("horizontalpodautoscaling", client, recorder, workers)
         self.config = config or HPAControllerConfiguration()
-        self.workers = workers
         self.clock = clock
         self.hpas = informers.for_resource(GROUP, VERSION, RESOURCE)
         self.pods = informers.for_resource("", "v1", "pods")
         self.informers = (self.hpas, self.pods)
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.mapper = RESTMapper(client.discovery)
         # per HPA: its recent recommendations and rescales (the stabilization windows, the policies' periods)
         self.recommendations: dict[str, History] = {}

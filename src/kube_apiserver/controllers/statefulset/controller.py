@@ -19,7 +19,6 @@ from ...apimachinery.labels import Selector, SelectorParseError, selector_from_l
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import EventRecorder
 from ...client.rest import STRATEGIC_MERGE_PATCH, Client
-from ...client.workqueue import WorkQueue
 from ..controller_ref_manager import ControllerRefManager, recheck_deletion_timestamp
 from ..controller_utils import controller_of, controllers_selecting, is_pod_ready
 from ..history import (
@@ -58,16 +57,14 @@ class StatefulSetController(QueueController):
         workers: int = CONCURRENT_STATEFULSET_SYNCS,
         clock: Callable[[], float] = time.time,
     ):
-        self.client = client
+        super().__init__(self.name, client, recorder, workers)
         self.clock = clock
-        self.workers = workers
         self.sets = informers.for_resource("apps", "v1", "statefulsets")
         self.pods = informers.for_resource("", "v1", "pods")
         self.claims = informers.for_resource("", "v1", "persistentvolumeclaims")
         self.revisions = informers.for_resource("apps", "v1", "controllerrevisions")
         self.history = History(client, self.revisions.indexer)
         self.pod_control = StatefulPodControl(client, self.pods.indexer, self.claims.indexer, recorder)
-        self.queue: WorkQueue[str] = WorkQueue(self.name)
         self.informers = (self.sets, self.pods, self.claims, self.revisions)
 
     # ---- informer handlers ----
