@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from kube_apiserver.client.informers import SharedInformerFactory
@@ -54,6 +54,25 @@ async def eventually(check, timeout: float = 15.0):  # noqa: ANN001, ANN201
             return result
         assert loop.time() < deadline, "timed out"
         await asyncio.sleep(0.02)
+
+
+@contextlib.asynccontextmanager
+async def repeating(step: Callable[[], Awaitable[None]], interval: float = 0.02) -> AsyncIterator[None]:
+    """Awaits `step` every `interval` seconds in a task until the block ends (a test playing a kubelet or
+    a scheduler)."""
+
+    async def run() -> None:
+        while True:
+            await step()
+            await asyncio.sleep(interval)
+
+    task = asyncio.get_running_loop().create_task(run())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 @dataclass

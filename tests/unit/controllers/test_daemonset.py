@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import ControllerCluster, controller_cluster, eventually
+from inprocess import ControllerCluster, controller_cluster, eventually, repeating
 from kube_apiserver.controllers.daemonset import COMPONENT, DaemonSetsController
 from kube_apiserver.controllers.daemonset.util import target_node_name
 
@@ -97,25 +97,18 @@ async def scheduler_and_kubelet(client) -> AsyncIterator[None]:  # noqa: ANN001
     """Binds each pending pod to the node its affinity names, then marks it Running and Ready; a pod
     being deleted is removed at once (its containers stopped)."""
 
-    async def run() -> None:
-        while True:
-            for pod in (await _pods_api(client).list())["items"]:
-                with contextlib.suppress(Exception):
-                    if pod["metadata"].get("deletionTimestamp"):
-                        await _pods_api(client).delete(pod["metadata"]["name"], {"gracePeriodSeconds": 0})
-                    elif not pod["spec"].get("nodeName"):
-                        await _bind(client, pod)
-                    elif (pod.get("status") or {}).get("phase") not in ("Running", "Failed"):
-                        await _ready(client, pod)
-            await asyncio.sleep(0.02)
+    async def step() -> None:
+        for pod in (await _pods_api(client).list())["items"]:
+            with contextlib.suppress(Exception):
+                if pod["metadata"].get("deletionTimestamp"):
+                    await _pods_api(client).delete(pod["metadata"]["name"], {"gracePeriodSeconds": 0})
+                elif not pod["spec"].get("nodeName"):
+                    await _bind(client, pod)
+                elif (pod.get("status") or {}).get("phase") not in ("Running", "Failed"):
+                    await _ready(client, pod)
 
-    task = asyncio.get_running_loop().create_task(run())
-    try:
+    async with repeating(step):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 async def _status(client, **expected: object) -> dict | None:  # noqa: ANN001

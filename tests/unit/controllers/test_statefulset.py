@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import ControllerCluster, controller_cluster, eventually
+from inprocess import ControllerCluster, controller_cluster, eventually, repeating
 from kube_apiserver.controllers.statefulset import COMPONENT, StatefulSetController
 
 NS = "default"
@@ -59,21 +59,14 @@ async def _mark_ready(client, name: str) -> None:  # noqa: ANN001
 async def kubelet(client) -> AsyncIterator[None]:  # noqa: ANN001
     """Marks every pod Running and Ready, as a kubelet would, until the block ends."""
 
-    async def run() -> None:
-        while True:
-            for name, pod in (await _live_pods(client)).items():
-                if (pod.get("status") or {}).get("phase") != "Running":
-                    with contextlib.suppress(Exception):
-                        await _mark_ready(client, name)
-            await asyncio.sleep(0.02)
+    async def step() -> None:
+        for name, pod in (await _live_pods(client)).items():
+            if (pod.get("status") or {}).get("phase") != "Running":
+                with contextlib.suppress(Exception):
+                    await _mark_ready(client, name)
 
-    task = asyncio.get_running_loop().create_task(run())
-    try:
+    async with repeating(step):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 async def _status(client, name: str, **expected: object) -> dict | None:  # noqa: ANN001
