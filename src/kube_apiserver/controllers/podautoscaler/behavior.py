@@ -6,6 +6,7 @@ period, and by minReplicas/maxReplicas."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,34 +94,47 @@ def _period_start(current: int, history: History, period: float, now: float) -> 
 
 def scale_up_limit(current: int, history: History, rules_: Object, now: float) -> int:
     """calculateScaleUpLimitWithScalingRules."""
-    select = rules_.get("selectPolicy") or "Max"
-    if select == "Disabled":
-        return current
-    proposals = []
-    for policy in rules_.get("policies") or ():
-        start = _period_start(current, history, float(policy.get("periodSeconds") or 0), now)
-        value = int(policy.get("value") or 0)
-        proposals.append(
-            start + value if policy.get("type") == "Pods" else math.ceil(start * (1 + value / 100))
-        )
-    if not proposals:
-        return current
-    return min(proposals) if select == "Min" else max(proposals)
+
+    def propose(start: int, kind: str, value: int) -> int:
+        return start + value if kind == "Pods" else math.ceil(start * (1 + value / 100))
+
+    return _policies_limit(current, history, rules_, now, propose, max)
 
 
 def scale_down_limit(current: int, history: History, rules_: Object, now: float) -> int:
     """calculateScaleDownLimitWithBehaviors."""
+
+    def propose(start: int, kind: str, value: int) -> int:
+        return start - value if kind == "Pods" else int(start * (1 - value / 100))
+
+    return _policies_limit(current, history, rules_, now, propose, min)
+
+
+def _policies_limit(
+    current: int,
+    history: History,
+    rules_: Object,
+    now: float,
+    propose: Callable[[int, str, int], int],
+    loosest: Callable[[list[int]], int],
+) -> int:
+    """The limit the rules' policies set, each proposing from the replicas at the start of its period;
+    selectPolicy Max takes the `loosest` proposal (the most change allowed), Min the tightest."""
     select = rules_.get("selectPolicy") or "Max"
     if select == "Disabled":
         return current
-    proposals = []
-    for policy in rules_.get("policies") or ():
-        start = _period_start(current, history, float(policy.get("periodSeconds") or 0), now)
-        value = int(policy.get("value") or 0)
-        proposals.append(start - value if policy.get("type") == "Pods" else int(start * (1 - value / 100)))
+    proposals = [
+        propose(
+            _period_start(current, history, float(policy.get("periodSeconds") or 0), now),
+            policy.get("type") or "",
+            int(policy.get("value") or 0),
+        )
+        for policy in rules_.get("policies") or ()
+    ]
     if not proposals:
         return current
-    return max(proposals) if select == "Min" else min(proposals)
+    tightest = min if loosest is max else max
+    return tightest(proposals) if select == "Min" else loosest(proposals)
 
 
 def limit_rate(
