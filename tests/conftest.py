@@ -12,7 +12,7 @@ import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -228,10 +228,29 @@ def err() -> Any:
 
 
 @contextlib.contextmanager
+def repeating(step: Callable[[], None], interval: float = 0.1) -> Iterator[None]:
+    """Runs `step` in a thread every `interval` seconds until the block ends (a test playing a kubelet,
+    nodes, a scheduler)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            step()
+            stop.wait(interval)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+@contextlib.contextmanager
 def playing_kubelet(srv: Server, namespace: str = "default") -> Iterator[None]:
     """Marks the namespace's pods Running and Ready through pods/status, as a kubelet would, until the
     block ends (for tests of controllers without nodes)."""
-    stop = threading.Event()
 
     def mark_ready() -> None:
         pods = srv.request("GET", f"/api/v1/namespaces/{namespace}/pods")
@@ -250,15 +269,5 @@ def playing_kubelet(srv: Server, namespace: str = "default") -> Iterator[None]:
                 {"Content-Type": "application/merge-patch+json"},
             )
 
-    def run() -> None:
-        while not stop.is_set():
-            mark_ready()
-            stop.wait(0.1)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
+    with repeating(mark_ready):
         yield
-    finally:
-        stop.set()
-        thread.join(10)

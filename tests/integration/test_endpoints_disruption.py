@@ -9,13 +9,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from conftest import Server, wait_for, with_controllers
+from conftest import Server, repeating, wait_for, with_controllers
 
 CONTROLLERS = with_controllers("replicaset", "deployment", "endpoint", "endpointslice", "disruption")
 PODS = "/api/v1/namespaces/default/pods"
@@ -43,7 +42,6 @@ def _schedulable_node(srv: Server) -> str | None:
 
 @contextlib.contextmanager
 def playing_nodes(srv: Server) -> Iterator[None]:
-    stop = threading.Event()
     addresses = (f"10.244.{i // 250}.{i % 250 + 1}" for i in itertools.count())
 
     def step() -> None:
@@ -74,18 +72,8 @@ def playing_nodes(srv: Server) -> Iterator[None]:
                 }
                 _json(srv, "PATCH", f"{PODS}/{name}/status", {"status": status})
 
-    def run() -> None:
-        while not stop.is_set():
-            step()
-            stop.wait(0.1)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
+    with repeating(step):
         yield
-    finally:
-        stop.set()
-        thread.join(10)
 
 
 def _slices(srv: Server, service: str) -> list[dict]:
