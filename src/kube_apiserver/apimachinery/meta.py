@@ -14,6 +14,16 @@ def now_rfc3339() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_time(value: str | None) -> float | None:
+    """An RFC 3339 metav1.Time as seconds since the epoch (None: unset or unreadable)."""
+    if not value:
+        return None
+    try:
+        return datetime.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
 def new_uid() -> str:
     return str(uuid.uuid4())
 

@@ -11,11 +11,11 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from ..apimachinery import errors
 from ..apimachinery.labels import Selector, SelectorParseError
+from ..apimachinery.meta import parse_time
 from ..apimachinery.validation import is_dns1123_subdomain
 from ..client.record import NORMAL, WARNING, EventRecorder
 from ..client.rest import STRATEGIC_MERGE_PATCH, ResourceClient
@@ -269,16 +269,6 @@ class PodControl:
 
 POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
-
-
-def parse_time(value: str | None) -> float | None:
-    """An RFC 3339 metav1.Time as seconds since the epoch (None: unset or unreadable)."""
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def pod_ready_time(pod: Object) -> float | None:
