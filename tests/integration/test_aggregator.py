@@ -173,11 +173,10 @@ RESOURCES = {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{G
     {"name": "flunders/status", "singularName": "", "namespaced": True, "kind": "Flunder", "verbs": ["get"]}]}
 
 
-class WardleHandler(BaseHTTPRequestHandler):
-    """The aggregated server: discovery, flunders (list, get, watch); remembers what it was sent."""
+class JSONHandler(BaseHTTPRequestHandler):
+    """A quiet keep-alive handler answering JSON (the aggregated servers these tests play)."""
 
     protocol_version = "HTTP/1.1"
-    seen: list[tuple[str, dict]] = []
 
     def log_message(self, *args) -> None:
         pass
@@ -189,6 +188,12 @@ class WardleHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+class WardleHandler(JSONHandler):
+    """The aggregated server: discovery, flunders (list, get, watch); remembers what it was sent."""
+
+    seen: list[tuple[str, dict]] = []
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         path, _, query = self.path.partition("?")
@@ -256,6 +261,16 @@ class TrackingServer(ThreadingHTTPServer):
         self.connections.add(conn)
         return conn, address
 
+    @classmethod
+    def serving_tls(cls, handler: type[BaseHTTPRequestHandler], cert: str, key: str) -> TrackingServer:
+        """A server on an ephemeral port of every address, serving TLS with `cert` in a daemon thread."""
+        httpd = cls(("0.0.0.0", 0), handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        return httpd
+
     def stop(self) -> None:
         self.shutdown()
         self.server_close()
@@ -271,13 +286,8 @@ class Backend:
     def __init__(self) -> None:
         self.directory = tempfile.mkdtemp()
         cert, key, self.ca_pem = _certificates(self.directory, "api.default.svc")
-        self.httpd = TrackingServer(("0.0.0.0", 0), WardleHandler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.httpd = TrackingServer.serving_tls(WardleHandler, cert, key)
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
 
     def stop(self) -> None:
         self.httpd.stop()

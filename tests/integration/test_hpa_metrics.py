@@ -6,16 +6,12 @@ double the Deployment through its scale subresource, with upstream's conditions,
 from __future__ import annotations
 
 import base64
-import json
-import ssl
 import tempfile
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 from cryptography import x509
-from test_aggregator import TrackingServer, available, host_ip
+from test_aggregator import JSONHandler, TrackingServer, available, host_ip
 
 from conftest import Server, wait_for, with_controllers
 from httpsserver import serving_files
@@ -45,22 +41,10 @@ RESOURCES = {
 }
 
 
-class MetricsHandler(BaseHTTPRequestHandler):
+class MetricsHandler(JSONHandler):
     """metrics-server's answers: every pod named in `usage` uses that much CPU."""
 
-    protocol_version = "HTTP/1.1"
     usage: dict[str, str] = {}
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def _json(self, code: int, doc: dict) -> None:
-        body = json.dumps(doc).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         path = self.path.partition("?")[0]
@@ -106,12 +90,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     cert, key, ca_pem = serving_files(
         tempfile.mkdtemp(), [x509.DNSName("metrics-server.kube-system.svc")], "metrics"
     )
-    httpd = TrackingServer(("0.0.0.0", 0), MetricsHandler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    httpd = TrackingServer.serving_tls(MetricsHandler, cert, key)
     port = httpd.server_address[1]
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("kube_apiserver.aggregator.lister.RESYNC_SECONDS", 1.0)
         server = Server(
