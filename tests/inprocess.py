@@ -56,6 +56,15 @@ async def eventually(check, timeout: float = 15.0):  # noqa: ANN001, ANN201
         await asyncio.sleep(0.02)
 
 
+async def mark_pod(client, namespace: str, name: str, phase: str = "Running") -> None:  # noqa: ANN001
+    """Writes the pod's phase through pods/status, as a kubelet would; a Running pod is also Ready."""
+    status: dict = {"phase": phase}
+    if phase == "Running":
+        status["conditions"] = [{"type": "Ready", "status": "True"}]
+    pods = client.resource("", "v1", "pods").namespace(namespace)
+    await pods.patch(name, {"status": status}, subresource="status")
+
+
 @contextlib.asynccontextmanager
 async def repeating(step: Callable[[], Awaitable[None]], interval: float = 0.02) -> AsyncIterator[None]:
     """Awaits `step` every `interval` seconds in a task until the block ends (a test playing a kubelet or

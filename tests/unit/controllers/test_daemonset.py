@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import ControllerCluster, controller_cluster, eventually, repeating
+from inprocess import ControllerCluster, controller_cluster, eventually, mark_pod, repeating
 from kube_apiserver.controllers.daemonset import COMPONENT, DaemonSetsController
 from kube_apiserver.controllers.daemonset.util import target_node_name
 
@@ -75,13 +75,6 @@ async def _by_node(client) -> dict[str, list[dict]]:  # noqa: ANN001
     return by_node
 
 
-async def _ready(client, pod: dict, phase: str = "Running") -> None:  # noqa: ANN001
-    status: dict = {"phase": phase}
-    if phase == "Running":
-        status["conditions"] = [{"type": "Ready", "status": "True"}]
-    await _pods_api(client).patch(pod["metadata"]["name"], {"status": status}, subresource="status")
-
-
 async def _bind(client, pod: dict) -> None:  # noqa: ANN001
     binding = {
         "apiVersion": "v1",
@@ -105,7 +98,7 @@ async def scheduler_and_kubelet(client) -> AsyncIterator[None]:  # noqa: ANN001
                 elif not pod["spec"].get("nodeName"):
                     await _bind(client, pod)
                 elif (pod.get("status") or {}).get("phase") not in ("Running", "Failed"):
-                    await _ready(client, pod)
+                    await mark_pod(client, NS, pod["metadata"]["name"])
 
     async with repeating(step):
         yield
@@ -262,7 +255,7 @@ def test_surge_on_delete_and_failed_pods(tmp_path: Path) -> None:
                 assert _images(await _by_node(client)) == {"agent:2"}  # OnDelete: untouched
             # A failed daemon is deleted (FailedDaemonPod) and replaced, at the new template.
             failed = (await _by_node(client))["n1"][0]
-            await _ready(client, failed, phase="Failed")
+            await mark_pod(client, NS, failed["metadata"]["name"], phase="Failed")
             replaced = await eventually(lambda: _replacement(client, failed["metadata"]["name"]))
             assert replaced["spec"]["containers"][0]["image"] == "agent:3"
             await c.events.flush()

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from inprocess import ControllerCluster, controller_cluster, eventually, repeating
+from inprocess import ControllerCluster, controller_cluster, eventually, mark_pod, repeating
 from kube_apiserver.controllers.statefulset import COMPONENT, StatefulSetController
 
 NS = "default"
@@ -50,11 +50,6 @@ async def _live_pods(client) -> dict[str, dict]:  # noqa: ANN001
     return {p["metadata"]["name"]: p for p in pods if not p["metadata"].get("deletionTimestamp")}
 
 
-async def _mark_ready(client, name: str) -> None:  # noqa: ANN001
-    status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
-    await _api(client, "pods").patch(name, {"status": status}, subresource="status")
-
-
 @contextlib.asynccontextmanager
 async def kubelet(client) -> AsyncIterator[None]:  # noqa: ANN001
     """Marks every pod Running and Ready, as a kubelet would, until the block ends."""
@@ -63,7 +58,7 @@ async def kubelet(client) -> AsyncIterator[None]:  # noqa: ANN001
         for name, pod in (await _live_pods(client)).items():
             if (pod.get("status") or {}).get("phase") != "Running":
                 with contextlib.suppress(Exception):
-                    await _mark_ready(client, name)
+                    await mark_pod(client, NS, name)
 
     async with repeating(step):
         yield
@@ -107,11 +102,11 @@ def test_ordered_creation_identity_claims_status_and_events(tmp_path: Path) -> N
             # OrderedReady: web-1 waits for web-0 to be Running and Ready.
             await asyncio.sleep(0.3)
             assert _names(await _live_pods(client)) == ["web-0"]
-            await _mark_ready(client, "web-0")
+            await mark_pod(client, NS, "web-0")
             assert _names(await eventually(lambda: _n_pods(client, 2))) == ["web-0", "web-1"]
-            await _mark_ready(client, "web-1")
+            await mark_pod(client, NS, "web-1")
             await eventually(lambda: _n_pods(client, 3))
-            await _mark_ready(client, "web-2")
+            await mark_pod(client, NS, "web-2")
             status = await eventually(lambda: _status(client, "web", readyReplicas=3, availableReplicas=3))
             assert (
                 status["replicas"] == 3 and status["currentReplicas"] == 3 and status["updatedReplicas"] == 3
@@ -204,7 +199,7 @@ def test_on_delete_and_parallel(tmp_path: Path) -> None:
             pods = await eventually(lambda: _n_pods(client, 3))
             assert _names(pods) == ["web-0", "web-1", "web-2"]
             for name in pods:
-                await _mark_ready(client, name)
+                await mark_pod(client, NS, name)
             first = await eventually(lambda: _status(client, "web", readyReplicas=3))
             patch = {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}}
             await sets.patch("web", patch, "application/strategic-merge-patch+json")
