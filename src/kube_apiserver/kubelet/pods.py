@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..apimachinery.meta import parse_time
 from .config import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION
 
 Object = dict[str, Any]
@@ -25,15 +26,6 @@ CONDITION_ORDER = ("PodReadyToStartContainers", "Initialized", "Ready", "Contain
 
 def rfc3339(moment: float) -> str:
     return datetime.fromtimestamp(math.floor(moment), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_time(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _digest(*parts: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.meta import parse_time
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import EventBroadcaster, EventRecorder, EventSource
 from ..client.rest import Client
@@ -33,7 +34,7 @@ from .nodes import (
     pod_cidr_base,
     without_heartbeats,
 )
-from .pods import Host, next_status, parse_time
+from .pods import Host, next_status
 
 log = logging.getLogger("kube_apiserver.kubelet")
 Object = dict[str, Any]
