@@ -153,6 +153,15 @@ class Server:
         conn.close()
         return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
 
+    def stream(self, path: str, timeout: float = 60) -> tuple[http.client.HTTPSConnection, Iterator[dict]]:
+        """A watch's events as they arrive, one JSON line at a time (close the connection when done)."""
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout,
+                                           context=ssl.create_default_context(cafile=self.ca_file))
+        conn.request("GET", path, headers={"Authorization": f"Bearer {self.token}"})
+        response = conn.getresponse()
+        assert response.status == 200, response.read()
+        return conn, (json.loads(line) for line in response)
+
     def kubectl(
         self, *args: str, check: bool = True, timeout: float = 60, input_text: str | None = None
     ) -> subprocess.CompletedProcess[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import json
 import signal
 import socket
 import ssl
@@ -15,7 +14,6 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 import yaml
@@ -71,15 +69,6 @@ class Informers:
         return [i for i in self.made if i.resource.resource == resource]
 
 
-def stream(server: Server, path: str) -> tuple[http.client.HTTPSConnection, Iterator[dict]]:
-    conn = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=60,
-                                       context=ssl.create_default_context(cafile=server.ca_file))
-    conn.request("GET", path, headers={"Authorization": f"Bearer {server.token}"})
-    response = conn.getresponse()
-    assert response.status == 200
-    return conn, (json.loads(line) for line in response)
-
-
 def test_watches_get_every_object_and_a_restart_lists_once(tmp_path, monkeypatch):
     data_dir = str(tmp_path)
     asyncio.run(_seed(data_dir))
@@ -88,7 +77,7 @@ def test_watches_get_every_object_and_a_restart_lists_once(tmp_path, monkeypatch
     try:
         wait_for(lambda: server.request("GET", f"{CM}/kube-root-ca.crt").status == 200)  # published in each
         expected = [f"cm-{i:05d}" for i in range(COUNT)] + ["kube-root-ca.crt"]
-        conn, events = stream(server, f"{CM}?watch=1&resourceVersion=0")
+        conn, events = server.stream(f"{CM}?watch=1&resourceVersion=0")
         initial = [next(events) for _ in range(COUNT + 1)]
         assert [e["object"]["metadata"]["name"] for e in initial] == expected
         assert {e["type"] for e in initial} == {"ADDED"}
@@ -97,7 +86,7 @@ def test_watches_get_every_object_and_a_restart_lists_once(tmp_path, monkeypatch
         assert (live["type"], live["object"]["metadata"]["name"]) == ("ADDED", "live")
         conn.close()
 
-        conn, events = stream(server, f"{CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+        conn, events = server.stream(f"{CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
                                       "&allowWatchBookmarks=true")
         added = [next(events) for _ in range(COUNT + 2)]  # and "live"
         assert {e["type"] for e in added} == {"ADDED"} and len({e["object"]["metadata"]["name"] for e in added}) == COUNT + 2

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 from conftest import Server
 
@@ -100,21 +99,26 @@ def test_resource_version_zero_and_exact_lists(server):
 
 def test_many_http_watchers_see_every_event(server):
     start = server.request("GET", CM).json()["metadata"]["resourceVersion"]
+    expected = [f"fan-{i:03d}" for i in range(100)]
     results: list[list[str]] = []
     lock = threading.Lock()
+    opened = threading.Barrier(21)
 
     def watch() -> None:
-        r = server.request("GET", f"{CM}?watch=1&resourceVersion={start}&labelSelector=fan%3Dout&timeoutSeconds=4")
+        # Each watcher reads until it has seen as many events as were written: no deadline on the writes.
+        conn, stream = server.stream(f"{CM}?watch=1&resourceVersion={start}&labelSelector=fan%3Dout")
+        opened.wait()
+        names = [next(stream)["object"]["metadata"]["name"] for _ in expected]
+        conn.close()
         with lock:
-            results.append([e["object"]["metadata"]["name"] for e in events(r)])
+            results.append(names)
 
     threads = [threading.Thread(target=watch) for _ in range(20)]
     for t in threads:
         t.start()
-    time.sleep(0.5)
-    for i in range(100):
-        server.request("POST", CM, cm(f"fan-{i:03d}", fan="out"))
+    opened.wait(30)
+    for name in expected:
+        server.request("POST", CM, cm(name, fan="out"))
     for t in threads:
-        t.join(30)
-    expected = [f"fan-{i:03d}" for i in range(100)]
+        t.join(60)
     assert len(results) == 20 and all(r == expected for r in results)
