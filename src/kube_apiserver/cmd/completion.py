@@ -65,6 +65,7 @@ class CompletedOptions:
     endpoint_slices: EndpointSliceConfiguration = field(default_factory=EndpointSliceConfiguration)
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     terminated_pod_gc_threshold: int = 12500
+    enable_testing_endpoints: bool = False
 
     # Shortcuts to the values the server needs most.
     @property
@@ -212,6 +213,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         endpoint_slices=s.endpoint_slices,
         nodes=s.nodes,
         terminated_pod_gc_threshold=s.terminated_pod_gc_threshold,
+        enable_testing_endpoints=s.enable_testing_endpoints,
     )
     with credentials_lock(completed.data_dir):
         _maybe_generate_certs(completed)

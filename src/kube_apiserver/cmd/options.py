@@ -66,6 +66,8 @@ class ServerRunOptions:
     allow_privileged: bool = False
     event_ttl: float = 3600.0
     enable_aggregator_routing: bool = False
+    # Not a kube-apiserver flag: /debug/testing/* for test suites (snapshots, faults, request history).
+    enable_testing_endpoints: bool = False
     # Not a kube-apiserver flag: the kube-controller-manager controllers this server embeds.
     controllers: list[str] = field(default_factory=lambda: ["*"])
     # Not kube-apiserver flags either: kube-controller-manager's --leader-elect* for those controllers.
@@ -144,6 +146,13 @@ class ServerRunOptions:
             "enable_aggregator_routing",
             "enable-aggregator-routing",
             "Turns on aggregator routing requests to endpoints IP rather than cluster IP.",
+        )
+        fs.bool_var(
+            self,
+            "enable_testing_endpoints",
+            "enable-testing-endpoints",
+            "Serve /debug/testing/* for test suites: store snapshots, fault injection and request history. "
+            "Authorized as any non-resource URL (system:masters may use them). Never enable it in production.",
         )
         fs.string_var(
             self, "service_cluster_ip_ranges", "service-cluster-ip-range", _SERVICE_CLUSTER_IP_RANGE_HELP

@@ -58,6 +58,7 @@ from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
 from .storage_backend import StorageBackend, open_storage
+from .testing_endpoints import install_testing_endpoints
 
 log = logging.getLogger("kube_apiserver")
 
@@ -73,6 +74,8 @@ class ServerConfig:
     # The loopback client every internal actor uses, and the informers its readers share.
     loopback: Client | None = None
     informers: SharedInformerFactory | None = None
+    # --enable-testing-endpoints: /debug/testing/* (cmd/testing_endpoints.py), for test suites only.
+    testing_endpoints: bool = False
 
 
 async def new_storage(opts: CompletedOptions) -> StorageBackend:
@@ -182,7 +185,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     extra.nodes = opts.nodes
     extra.terminated_pod_gc_threshold = opts.terminated_pod_gc_threshold
     _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
-    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers)
+    return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers,
+                        opts.enable_testing_endpoints)
 
 
 def _configure_flow_control(opts: CompletedOptions, generic: Config, informers: SharedInformerFactory) -> None:
@@ -246,6 +250,8 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
     _connect_loopback(config, server)
     _install_flow_control_debug(config, server)
+    if config.testing_endpoints:
+        install_testing_endpoints(config, server)
     # The namespace controller discovers the aggregated servers' resources too, as through the aggregator.
     kube_api_server.controllers.discovery.add_source(aggregated_resources(server.aggregator))  # type: ignore[attr-defined]
     return server

@@ -1,0 +1,18 @@
+"""/debug/testing/*: what a test suite drives the server with when --enable-testing-endpoints is set (the
+library kube_apiserver.testing uses them, in-process or against a subprocess). Each mechanism installs its own
+unlisted paths under /debug/testing/; off by default, authorized as any non-resource URL."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..server.generic_api_server import GenericAPIServer
+    from .server import ServerConfig
+
+TESTING_PREFIX = "/debug/testing"
+
+
+def install_testing_endpoints(config: ServerConfig, server: GenericAPIServer) -> None:
+    """Each mechanism's paths: snapshots (/debug/testing/snapshots...), faults (/debug/testing/faults),
+    request history (/debug/testing/requests)."""
