@@ -8,6 +8,7 @@ from typing import Any
 from . import fieldpath
 from .fieldpath import FieldSet, PathCursor, PathElement
 from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
+from .validate import validate, validate_atom
 from .values import ABSENT, equal
 
 
@@ -16,6 +17,9 @@ class Comparison:
     removed: FieldSet
     modified: FieldSet
     added: FieldSet
+    # With compare(checked=True): whether either side fails validate(allow_duplicates=True, strict=False),
+    # found on the same walk instead of two more over both objects.
+    invalid: bool = False
 
     def without(self, ignored: FieldSet | None) -> Comparison:
         """ExcludeFields / an exclude filter: drops the ignored fields and everything under them."""
@@ -23,15 +27,16 @@ class Comparison:
             return self
         return Comparison(self.removed.recursive_difference(ignored),
                           self.modified.recursive_difference(ignored),
-                          self.added.recursive_difference(ignored))
+                          self.added.recursive_difference(ignored), self.invalid)
 
     def is_same(self) -> bool:
         return self.removed.empty() and self.modified.empty() and self.added.empty()
 
 
-def compare(lhs: Any, rhs: Any, ref: TypeRef) -> Comparison:
+def compare(lhs: Any, rhs: Any, ref: TypeRef, checked: bool = False) -> Comparison:
+    """`checked`: also sets `invalid` as validate(allow_duplicates=True, strict=False) of either side would."""
     comparison = Comparison(FieldSet(), FieldSet(), FieldSet())
-    _Walker(comparison).walk(lhs, rhs, ref, PathCursor())
+    _Walker(comparison, checked).walk(lhs, rhs, ref, PathCursor())
     return comparison
 
 
@@ -53,13 +58,31 @@ def _as_list(value: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+def _fails(value: Any, atom: Atom) -> bool:
+    """validate(allow_duplicates=True, strict=False)'s verdict on a value at its own level (its deduced
+    atom), and below it where the walk does not go (an atomic map or list)."""
+    if value is None or value is ABSENT:
+        return False
+    if atom.map is not None:
+        return not isinstance(value, dict) or (atom.map.atomic and bool(validate_atom(value, atom)))
+    if atom.scalar is not None:
+        return False
+    if atom.list is not None:
+        return not isinstance(value, list) or (
+            atom.list.relationship == "atomic" and bool(validate_atom(value, atom)))
+    return False
+
+
 class _Walker:
-    def __init__(self, comparison: Comparison) -> None:
+    def __init__(self, comparison: Comparison, checked: bool = False) -> None:
         self.out = comparison
+        self.checked = checked
 
     def walk(self, lhs: Any, rhs: Any, ref: TypeRef, path: PathCursor) -> None:
         atom = resolve(ref)
         left, right = deduce(atom, lhs), deduce(atom, rhs)
+        if self.checked and not self.out.invalid:
+            self.out.invalid = _fails(lhs, left) or _fails(rhs, right)
         state = _State(lhs, rhs, path)
         if rhs is ABSENT:
             self.handle(left, state)
@@ -113,8 +136,9 @@ class _Walker:
             self.leaf(state)
             return
         order: list[PathElement] = []
-        left = _group(list_type, lhs or [], order, None)
-        right = _group(list_type, rhs or [], order, left)
+        checked = self.out if self.checked else None
+        left = _group(list_type, lhs or [], order, None, checked)
+        right = _group(list_type, rhs or [], order, left, checked)
         for element in order:
             self.compare_group(list_type.item, state.path.child(element), left.get(element, []),
                                right.get(element, []))
@@ -122,7 +146,11 @@ class _Walker:
     def compare_group(self, item: TypeRef, path: PathCursor, lhs: list[Any], rhs: list[Any]) -> None:
         if len(lhs) <= 1 and len(rhs) <= 1:
             self.walk(lhs[0] if lhs else ABSENT, rhs[0] if rhs else ABSENT, item, path)
-        elif len(lhs) >= 2 and len(rhs) >= 2:
+            return
+        if self.checked and not self.out.invalid:  # duplicates: the walk below skips some of them
+            self.out.invalid = any(validate(value, item, allow_duplicates=True, strict=False)
+                                   for value in (*lhs, *rhs))
+        if len(lhs) >= 2 and len(rhs) >= 2:
             if len(lhs) != len(rhs) or not all(equal(a, b) for a, b in zip(lhs, rhs, strict=True)):
                 self.out.modified.insert_at(path)
         elif len(lhs) >= 2:
@@ -142,13 +170,17 @@ def _zip_keys(lhs: dict[str, Any] | None, rhs: dict[str, Any] | None) -> list[st
 
 
 def _group(list_type: ListType, items: list[Any], order: list[PathElement],
-           other: dict[PathElement, list[Any]] | None) -> dict[PathElement, list[Any]]:
-    """Items by path element, noting first-seen elements (not already in `other`) in `order`."""
+           other: dict[PathElement, list[Any]] | None, checked: Comparison | None = None,
+           ) -> dict[PathElement, list[Any]]:
+    """Items by path element, noting first-seen elements (not already in `other`) in `order`. An item
+    without its keys is left out (and makes `checked` invalid, as validate finds it)."""
     groups: dict[PathElement, list[Any]] = {}
     for item in items:
         try:
             element = item_element(list_type, item)
         except ItemError:
+            if checked is not None:
+                checked.invalid = True
             continue
         if element in groups:
             groups[element].append(item)

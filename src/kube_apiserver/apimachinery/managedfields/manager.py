@@ -15,6 +15,7 @@ from ..errors import StatusError, bad_request
 from ..openapischema import Node
 from . import lastapplied
 from . import managed as mf
+from .compare import Comparison, compare
 from .conflict import ApplyConflict, Conflict
 from .fieldpath import FieldSet, make_path
 from .managed import APPLY, UPDATE, Managed, ManagedFieldsError
@@ -67,17 +68,17 @@ class FieldManager:
         new_obj = _strip(new)
         if not managed.fields and _uid(live):
             return _with_managed(new, None)
-        if self._invalid(live_obj) or self._invalid(new_obj):
+        # Both objects are checked as SMD's typed conversion does, on the comparison's walk.
+        comparison = compare(live_obj, new_obj, self.root, checked=True)
+        if comparison.invalid:
             return _with_managed(new, _entries(live))  # UpdateNoErrors keeps the live entries
         ident = mf.identifier(manager or "unknown", UPDATE, self.api_version, subresource)
-        managed = mf.cap_update_managers(self._record_update(live_obj, new_obj, managed, ident))
+        managed = mf.cap_update_managers(self._record_update(live_obj, new_obj, managed, ident, comparison))
         return _with_managed(new, mf.encode(managed))
 
-    def _invalid(self, obj: Any) -> bool:
-        return bool(validate(obj, self.root, allow_duplicates=True, strict=False))
-
-    def _record_update(self, live: Any, new: Any, managed: Managed, ident: str) -> Managed:
-        fields = self.updater.update(live, new, self.api_version, managed.fields, CURRENT_OPERATION)
+    def _record_update(self, live: Any, new: Any, managed: Managed, ident: str,
+                       comparison: Comparison | None = None) -> Managed:
+        fields = self.updater.update(live, new, self.api_version, managed.fields, CURRENT_OPERATION, comparison)
         fields = _stripped(fields, CURRENT_OPERATION)
         managed = Managed(fields, dict(managed.times))
         current = fields.pop(CURRENT_OPERATION, None)

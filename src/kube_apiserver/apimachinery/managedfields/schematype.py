@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
 from ..openapischema import Node
@@ -64,6 +65,20 @@ class Atom:
     def parts(self) -> tuple[bool, bool, bool]:
         return (self.scalar is not None, self.list is not None, self.map is not None)
 
+    # deduce's narrowed atoms, made once per atom: atoms live as long as their schema node, and deduce
+    # runs on every value a write's managedFields walk (a new frozen dataclass each time costs ~1 µs).
+    @cached_property
+    def map_part(self) -> Atom:
+        return Atom(None, None, self.map) if self.map is not None else self
+
+    @cached_property
+    def list_part(self) -> Atom:
+        return Atom(None, self.list, None) if self.list is not None else self
+
+    @cached_property
+    def scalar_part(self) -> Atom:
+        return Atom(self.scalar, None, None) if self.scalar is not None else self
+
 
 def of_root(schema: Node | None) -> TypeRef:
     return DEDUCED if schema is None else schema
@@ -102,11 +117,11 @@ def _resolve_node(ref: Node) -> Atom:
 def deduce(atom: Atom, value: Any) -> Atom:
     """deduceAtom: narrows an atom to the part matching the value, when it has that part."""
     if isinstance(value, dict):
-        return Atom(None, None, atom.map) if atom.map is not None else atom
+        return atom.map_part
     if isinstance(value, list):
-        return Atom(None, atom.list, None) if atom.list is not None else atom
+        return atom.list_part
     if isinstance(value, bool | int | float | str):
-        return Atom(atom.scalar, None, None) if atom.scalar is not None else atom
+        return atom.scalar_part
     return atom
 
 

@@ -45,8 +45,8 @@ class Updater:
         return fields.recursive_difference(self.ignored) if self.ignored is not None else fields
 
     def _update(self, live: Any, new: Any, managers: Managers, workflow: str, force: bool,
-                ) -> tuple[Managers, Comparison]:
-        comparison = compare(live, new, self.root).without(self.ignored)
+                comparison: Comparison | None = None) -> tuple[Managers, Comparison]:
+        comparison = (comparison or compare(live, new, self.root)).without(self.ignored)
         conflicts: dict[str, FieldSet] = {}
         removed = not comparison.removed.empty()
         changed = comparison.modified.union(comparison.added)
@@ -69,8 +69,10 @@ class Updater:
                 out[manager] = VersionedSet(fields, owned.api_version, owned.applied)
         return out, comparison
 
-    def update(self, live: Any, new: Any, version: str, managers: Managers, manager: str) -> Managers:
-        managers, comparison = self._update(live, new, managers, manager, force=True)
+    def update(self, live: Any, new: Any, version: str, managers: Managers, manager: str,
+               comparison: Comparison | None = None) -> Managers:
+        """`comparison`: compare(live, new) when the caller has it already."""
+        managers, comparison = self._update(live, new, managers, manager, force=True, comparison=comparison)
         previous = managers.get(manager)
         owned = previous.fields if previous is not None else FieldSet()
         owned = owned.difference(comparison.removed).union(comparison.modified).union(comparison.added)

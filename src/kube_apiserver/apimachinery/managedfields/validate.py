@@ -18,7 +18,15 @@ Errors = list[tuple[str, str]]
 
 
 def validate(value: Any, ref: TypeRef, allow_duplicates: bool, strict: bool) -> Errors:
-    atom = deduce(resolve(ref), value)
+    return _typed(value, deduce(resolve(ref), value), allow_duplicates, strict)
+
+
+def validate_atom(value: Any, atom: Atom) -> Errors:
+    """validate(allow_duplicates=True, strict=False) of a value at a position already resolved."""
+    return _typed(value, deduce(atom, value), True, False)
+
+
+def _typed(value: Any, atom: Atom, allow_duplicates: bool, strict: bool) -> Errors:
     if atom.map is not None:
         return _map(value, atom, allow_duplicates, strict)
     if atom.scalar is not None:
