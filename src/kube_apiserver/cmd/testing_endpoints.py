@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .testing_faults import install_faults_and_history
+
 if TYPE_CHECKING:
     from ..server.generic_api_server import GenericAPIServer
     from .server import ServerConfig
@@ -16,3 +18,4 @@ TESTING_PREFIX = "/debug/testing"
 def install_testing_endpoints(config: ServerConfig, server: GenericAPIServer) -> None:
     """Each mechanism's paths: snapshots (/debug/testing/snapshots...), faults (/debug/testing/faults),
     request history (/debug/testing/requests)."""
+    install_faults_and_history(config, server)

@@ -50,6 +50,11 @@ class Request:
         return values[0] if values else default
 
     @property
+    def received_body(self) -> bytes | None:
+        """The body if it has been read (None if the handler did not read it)."""
+        return self._body
+
+    @property
     def body_size(self) -> int:
         """The body's length: as read, or as declared until it is."""
         if self._body is not None:

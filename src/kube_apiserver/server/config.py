@@ -88,6 +88,8 @@ class Config:
     flow_control: FlowControl | None = None
     max_requests_inflight: int = 0
     max_mutating_requests_inflight: int = 0
+    # Test suites' filters (--enable-testing-endpoints), met after impersonation, before flow control.
+    testing_filters: Callable[[Handler], Handler] | None = None
 
     def complete(self) -> CompletedConfig:
         if self.build_handler_chain is None:
@@ -112,13 +114,15 @@ class CompletedConfig:
 def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
     """Innermost first; a request meets them in the reverse order: audit init, recovery, request info,
     httplog, retry-after (shutting down), metrics, watch termination, wait group, timeout, CORS,
-    authentication (its failures audited), audit, impersonation, flow control (priority and fairness, or
+    authentication (its failures audited), audit, impersonation, [testing filters], flow control (priority and fairness, or
     max-in-flight), authorization, then the director."""
     handler = with_authorization(api_handler, c.authorizer)
     if c.flow_control is not None:
         handler = with_priority_and_fairness(handler, c.flow_control)
     else:
         handler = with_max_in_flight_limit(handler, c.max_requests_inflight, c.max_mutating_requests_inflight)
+    if c.testing_filters is not None:  # --enable-testing-endpoints: request history and fault injection
+        handler = c.testing_filters(handler)
     handler = with_impersonation(handler, c.authorizer)
     handler = with_audit(handler, c.audit_backend, c.audit_policy)
     handler = with_authentication(handler, c.authenticator)

@@ -28,7 +28,12 @@ class APIServerHandler:
         self.non_restful_mux = PathRecorderMux(name, not_found)
         self.restful = restful
         self.director = Director(name, restful, self.non_restful_mux)
+        self.build_handler_chain = build_handler_chain
         self.full_handler_chain = build_handler_chain(self.director)
+
+    def rebuild_handler_chain(self) -> None:
+        """The chain built again from the configuration (filters added to it after the server was made)."""
+        self.full_handler_chain = self.build_handler_chain(self.director)
 
     async def __call__(self, req: Request) -> Response:
         return await self.full_handler_chain(req)
