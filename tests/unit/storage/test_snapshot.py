@@ -1,0 +1,230 @@
+"""Snapshots of the whole store and their restore (storage/snapshot.py), on both backends: a restore writes the
+difference as compare-and-swap writes, so a watch sees it as events and revisions only move forward."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from kube_apiserver.apimachinery.wait import Periodic
+from kube_apiserver.storage import snapshot
+from kube_apiserver.storage.compactor import COMPACT_REV_KEY
+from kube_apiserver.storage.kv import DELETE, KV, PUT, KVBatch, TxnResult, prefix_end
+
+TEST_TIMEOUT = 30.0
+_prefixes = itertools.count()
+OpenKV = Callable[[], Awaitable[KV]]
+
+
+@pytest.fixture(params=["sqlite", "etcd3"])
+def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
+    if request.param == "sqlite":
+        from kube_apiserver.storage.sqlite import SQLiteKV
+
+        async def open_sqlite() -> KV:
+            kv = await SQLiteKV.open(str(tmp_path))
+            expiry = Periodic("lease expiry", 0.05, kv.expire_leases)
+            expiry.start()
+            close = kv.close
+
+            async def close_all() -> None:
+                await expiry.stop()
+                await close()
+
+            kv.close = close_all  # type: ignore[method-assign]
+            return kv
+
+        return open_sqlite
+    cluster = request.getfixturevalue("etcd")
+    from kube_apiserver.storage.etcd3 import EtcdKV
+
+    async def open_etcd() -> KV:
+        return await EtcdKV.open(cluster.client_urls)
+
+    return open_etcd
+
+
+def run(test: Callable[[KV, str], Awaitable[None]]) -> Callable[[OpenKV], None]:
+    """The test on a store, with its own keys under a prefix of its own (etcd is shared by the module)."""
+
+    def wrapper(open_kv: OpenKV) -> None:
+        async def main() -> None:
+            kv = await open_kv()
+            try:
+                await asyncio.wait_for(test(kv, f"/registry/snap{next(_prefixes)}/"), TEST_TIMEOUT)
+            finally:
+                await kv.close()
+
+        asyncio.run(main())
+
+    wrapper.__name__ = test.__name__
+    return wrapper
+
+
+async def values(kv: KV, p: str) -> dict[str, bytes]:
+    return {item.key: item.value for item in (await kv.range(p, prefix_end(p))).kvs}
+
+
+@run
+async def test_restore_brings_back_deleted_and_modified_keys_and_removes_created_ones(kv: KV, p: str) -> None:
+    kept = await kv.create(p + "kept", b"k")
+    changed = await kv.create(p + "changed", b"c1")
+    gone = await kv.create(p + "gone", b"g")
+    taken = await snapshot.take(kv)
+    assert taken.values[p + "kept"] == b"k" and taken.revision >= gone.revision
+    await kv.update(p + "changed", b"c2", changed.revision)
+    await kv.delete(p + "gone", gone.revision)
+    await kv.create(p + "new", b"n")
+    before = await kv.current_revision()
+
+    result = await snapshot.restore(kv, taken)
+
+    assert await values(kv, p) == {p + "kept": b"k", p + "changed": b"c1", p + "gone": b"g"}
+    assert (result.deleted, result.created, result.updated) == (1, 1, 1)
+    assert result.revision >= before + 3  # written anew: revisions only move forward
+    unchanged = await kv.get(p + "kept")
+    assert unchanged is not None and unchanged.mod_revision == kept.revision  # equal keys are not written
+    again = await snapshot.restore(kv, taken)
+    assert (again.deleted, again.created, again.updated) == (0, 0, 0)
+
+
+@run
+async def test_a_watch_sees_the_restore_as_events(kv: KV, p: str) -> None:
+    await kv.create(p + "a", b"a1")
+    gone = await kv.create(p + "b", b"b")
+    taken = await snapshot.take(kv)
+    a = await kv.get(p + "a")
+    assert a is not None
+    await kv.update(p + "a", b"a2", a.mod_revision)
+    await kv.delete(p + "b", gone.revision)
+    await kv.create(p + "c", b"c")
+    stream = kv.watch(p, prefix_end(p), await kv.current_revision() + 1)
+    result = await snapshot.restore(kv, taken)
+    seen: dict[str, tuple[str, bytes, bytes | None]] = {}
+    while len(seen) < 3:
+        batch: KVBatch = await asyncio.wait_for(stream.__anext__(), 10)
+        seen.update((e.key, (e.type, e.value, e.prev_value)) for e in batch.events)
+        assert all(e.revision <= result.revision for e in batch.events)
+    await stream.aclose()
+    assert seen == {p + "a": (PUT, b"a1", b"a2"), p + "b": (PUT, b"b", None), p + "c": (DELETE, b"", b"c")}
+
+
+@run
+async def test_namespaces_come_back_before_their_objects_and_go_after_them(kv: KV, p: str) -> None:
+    if not isinstance(kv, snapshot_sqlite_kv()):
+        pytest.skip("etcd takes the writes concurrently: only SQLite commits them in order")
+    namespace, item = "/registry/namespaces/snap-ns", "/registry/configmaps/snap-ns/cm"
+    created_ns = await kv.create(namespace, b"ns")
+    created_cm = await kv.create(item, b"cm")
+    taken = await snapshot.take(kv)
+    await kv.delete(item, created_cm.revision)
+    await kv.delete(namespace, created_ns.revision)
+    stream = kv.watch("/registry/", prefix_end("/registry/"), await kv.current_revision() + 1)
+    await snapshot.restore(kv, taken)
+    order = await _keys_seen(stream, 2)
+    assert order == [namespace, item]
+    await snapshot.restore(kv, _emptied(taken, namespace, item))
+    assert await _keys_seen(stream, 2) == [item, namespace]
+    await stream.aclose()
+
+
+def snapshot_sqlite_kv() -> type:
+    from kube_apiserver.storage.sqlite import SQLiteKV
+
+    return SQLiteKV
+
+
+async def _keys_seen(stream: Any, count: int) -> list[str]:
+    keys: list[str] = []
+    while len(keys) < count:
+        batch = await asyncio.wait_for(stream.__anext__(), 10)
+        keys.extend(e.key for e in batch.events)
+    return keys
+
+
+def _emptied(taken: snapshot.Snapshot, *keys: str) -> snapshot.Snapshot:
+    return snapshot.Snapshot({k: v for k, v in taken.values.items() if k not in keys}, taken.revision)
+
+
+@run
+async def test_what_the_server_keeps_writing_is_left_out(kv: KV, p: str) -> None:
+    lease = "/registry/leases/kube-system/apiserver-snap"
+    master = "/registry/masterleases/10.9.9.9"
+    await kv.create(lease, b"l1")
+    await kv.create(master, b"m1")
+    await kv.create(COMPACT_REV_KEY, b"1")
+    taken = await snapshot.take(kv)
+    assert lease not in taken.values and master not in taken.values and COMPACT_REV_KEY not in taken.values
+    renewed = await kv.get(lease)
+    assert renewed is not None
+    await kv.update(lease, b"l2", renewed.mod_revision)
+    await snapshot.restore(kv, snapshot.Snapshot({}, taken.revision))  # even a restore to nothing
+    after = await kv.get(lease)
+    assert after is not None and after.value == b"l2"
+    assert await kv.get(master) is not None and await kv.get(COMPACT_REV_KEY) is not None
+    assert not await values(kv, p)
+
+
+@run
+async def test_a_snapshot_larger_than_a_page_is_read_at_one_revision(kv: KV, p: str) -> None:
+    for name in "abcde":
+        await kv.create(p + name, name.encode())
+    pages = snapshot.PAGE_SIZE
+    snapshot.PAGE_SIZE = 2
+    try:
+        taken = await snapshot.take(kv)
+    finally:
+        snapshot.PAGE_SIZE = pages
+    assert {k: v for k, v in taken.values.items() if k.startswith(p)} == {p + n: n.encode() for n in "abcde"}
+
+
+@run
+async def test_written_back_keys_get_the_ttl_asked_for(kv: KV, p: str) -> None:
+    if not isinstance(kv, snapshot_sqlite_kv()):
+        pytest.skip("etcd's leases last whole seconds")
+    event = p + "event"
+    created = await kv.create(event, b"e1")
+    taken = await snapshot.take(kv)
+    await kv.delete(event, created.revision)
+    await snapshot.restore(kv, taken, lambda key: 0.2 if key == event else 0.0)
+    assert await kv.get(event) is not None
+    deadline = asyncio.get_running_loop().time() + 5
+    while await kv.get(event) is not None:
+        assert asyncio.get_running_loop().time() < deadline, "the restored key never expired"
+        await asyncio.sleep(0.05)
+
+
+class RacingKV:
+    """A KV whose first `races` updates lose to a write that lands just before them."""
+
+    def __init__(self, kv: KV, races: int):
+        self.kv = kv
+        self.races = races
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.kv, name)
+
+    async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
+        if self.races > 0:
+            self.races -= 1
+            await self.kv.update(key, b"racer", expected_mod_revision)
+        return await self.kv.update(key, value, expected_mod_revision, ttl)
+
+
+@run
+async def test_a_write_that_loses_a_race_is_planned_again(kv: KV, p: str) -> None:
+    created = await kv.create(p + "k", b"v1")
+    taken = await snapshot.take(kv)
+    await kv.update(p + "k", b"v2", created.revision)
+    result = await snapshot.restore(RacingKV(kv, 2), taken)  # type: ignore[arg-type]
+    assert (await values(kv, p)) == {p + "k": b"v1"}
+    assert result.updated == 1
+    raced = await kv.get(p + "k")
+    assert raced is not None
+    await kv.update(p + "k", b"v3", raced.mod_revision)
+    with pytest.raises(snapshot.RestoreConflictError):
+        await snapshot.restore(RacingKV(kv, snapshot.MAX_ROUNDS), taken)  # type: ignore[arg-type]
