@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .testing_faults import install_faults_and_history
+from .testing_snapshots import install_snapshot_endpoints
 
 if TYPE_CHECKING:
     from ..server.generic_api_server import GenericAPIServer
@@ -19,3 +20,4 @@ def install_testing_endpoints(config: ServerConfig, server: GenericAPIServer) ->
     """Each mechanism's paths: snapshots (/debug/testing/snapshots...), faults (/debug/testing/faults),
     request history (/debug/testing/requests)."""
     install_faults_and_history(config, server)
+    install_snapshot_endpoints(config, server)

@@ -26,6 +26,11 @@ class PathRecorderMux:
         self.prefixes.append((prefix, handler))
         self.prefixes.sort(key=lambda p: -len(p[0]))
 
+    def handle_unlisted_prefix(self, prefix: str, handler: Handler) -> None:
+        """A prefix served but not in the index of paths (the debug endpoints' /name/action paths)."""
+        self.handle_prefix(prefix, handler)
+        self.unlisted.add(prefix)
+
     def listed_paths(self) -> list[str]:
         return sorted({*self.exact, *(p for p, _ in self.prefixes)} - self.unlisted)
 
