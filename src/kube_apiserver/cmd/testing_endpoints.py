@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .testing_faults import install_faults_and_history
 from .testing_snapshots import install_snapshot_endpoints
+from .testing_users import install_testing_users
 
 if TYPE_CHECKING:
     from ..server.generic_api_server import GenericAPIServer
@@ -18,6 +19,7 @@ TESTING_PREFIX = "/debug/testing"
 
 def install_testing_endpoints(config: ServerConfig, server: GenericAPIServer) -> None:
     """Each mechanism's paths: snapshots (/debug/testing/snapshots...), faults (/debug/testing/faults),
-    request history (/debug/testing/requests)."""
+    request history (/debug/testing/requests), users' tokens (/debug/testing/users)."""
     install_faults_and_history(config, server)
     install_snapshot_endpoints(config, server)
+    install_testing_users(config, server)
