@@ -237,7 +237,7 @@ def test_a_failing_write_is_refused_at_the_commit_and_nothing_is_written() -> No
     assert list(inner.data) == ["/registry/configmaps/default/b"]
 
 
-def test_a_fail_write_rule_fails_the_requests_commit() -> None:
+def test_a_fail_write_rule_fails_the_requests_commit(caplog: pytest.LogCaptureFixture) -> None:
     inner = MemoryKV()
     kv = FaultingKV(inner)  # type: ignore[arg-type]
     injector = FaultInjector()
@@ -248,6 +248,7 @@ def test_a_fail_write_rule_fails_the_requests_commit() -> None:
         return Response(201, b"{}")
 
     req = request("POST", "/api/v1/namespaces/default/configmaps")
-    with pytest.raises(errors.StatusError) as err:
+    with caplog.at_level(logging.INFO, logger="kube_apiserver"), pytest.raises(errors.StatusError) as err:
         asyncio.run(with_fault_injection(creating, injector, EXEMPT)(req))
     assert err.value.code == 500 and inner.data == {}
+    assert 'rule="fault-1" failed the storage write of key="/registry/configmaps/default/a"' in caplog.text

@@ -305,6 +305,10 @@ def _log(rule: FaultRule, req: Request) -> None:
     )
 
 
+def _log_write(rule: FaultRule, key: str) -> None:
+    log.info('Injected fault rule="%s" failed the storage write of key="%s"', rule.id, key)
+
+
 def with_fault_injection(handler: Handler, injector: FaultInjector, exempt_prefix: str) -> Handler:
     """Applies the first firing rule to a request (none to those under `exempt_prefix`)."""
 
@@ -320,7 +324,8 @@ def with_fault_injection(handler: Handler, injector: FaultInjector, exempt_prefi
         if rule.status is not None:
             raise _status_error(rule, req)
         if rule.fail_write:
-            with failing_writes(WriteFault(rule.message or ETCD_TIMEOUT_MESSAGE)):
+            fault = WriteFault(rule.message or ETCD_TIMEOUT_MESSAGE, lambda key: _log_write(rule, key))
+            with failing_writes(fault):
                 return await handler(req)
         resp = await handler(req)
         if rule.watch is not None and isinstance(resp, StreamingResponse) and resp.status == 200:
