@@ -35,6 +35,8 @@ MAX_SNAPSHOTS = 16
 EVENTS_PREFIX = "/registry/events/"
 INITIAL_SNAPSHOT_HOOK = "testing/initial-snapshot"
 INITIAL_SNAPSHOT_WAIT = 30.0  # seconds a reset waits for a server that is not ready yet
+QUIET_PERIOD = 0.1  # seconds without a write that tell the start-up writes are done
+SETTLE_LIMIT = 1.0  # seconds the initial snapshot waits for them at most: readiness waits as long
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 MAX_NAME_LENGTH = 63
 MAX_BODY_BYTES = 4096
@@ -85,6 +87,7 @@ def install_snapshot_endpoints(config: ServerConfig, server: GenericAPIServer) -
     async def initial_snapshot() -> None:
         others = [hook for name, hook in server.hooks.post_start.items() if name != INITIAL_SNAPSHOT_HOOK]
         await asyncio.gather(*(hook.done.wait() for hook in others))
+        await _settled(keeper.kv)
         await keeper.take_initial()
 
     server.add_post_start_hook(INITIAL_SNAPSHOT_HOOK, initial_snapshot)
@@ -93,6 +96,21 @@ def install_snapshot_endpoints(config: ServerConfig, server: GenericAPIServer) -
     mux.handle_unlisted_prefix(SNAPSHOTS_PATH + "/", _handler(keeper, _serve_member))
     mux.handle_unlisted(RESET_PATH, _handler(keeper, _serve_reset))
     return keeper
+
+
+async def _settled(kv: KV) -> None:
+    """Until the server's own start-up writes are done: the bootstrap hooks have returned, but the controllers
+    they started still write (the aggregated ClusterRoles admin, edit and view fill in over a few hundred
+    milliseconds). A reset to a snapshot taken before would bring back their incomplete state."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLE_LIMIT
+    revision = await kv.current_revision()
+    while loop.time() < deadline:
+        await asyncio.sleep(QUIET_PERIOD)
+        now = await kv.current_revision()
+        if now == revision:
+            return
+        revision = now
 
 
 def _handler(keeper: SnapshotKeeper, serve: Any) -> Any:
