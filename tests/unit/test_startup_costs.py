@@ -82,14 +82,17 @@ def test_the_collector_runs_again_once_listening():
         started.set()
         await asyncio.sleep(0)
 
+    thresholds = gc.get_threshold()
     gc.disable()
     try:
         started = asyncio.Event()
         asyncio.run(app._collect_once_listening(serving(started), started))
         assert gc.isenabled()
         assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == app.GC_THRESHOLDS  # a serving process's, not CPython's defaults
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         gc.enable()
 
 
