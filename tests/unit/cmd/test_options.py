@@ -312,11 +312,16 @@ def test_secure_port_out_of_range():
     ]
 
 
+def test_secure_port_zero_is_an_ephemeral_port():
+    """A deviation from kube-apiserver (which refuses 0): the kernel picks a free port, for test harnesses."""
+    assert errors_for("--secure-port=0") == []
+
+
 def test_all_errors_are_aggregated():
-    errors = errors_for("--secure-port=0", "--storage-backend=foo", "--authorization-mode=Foo")
+    errors = errors_for("--secure-port=-1", "--storage-backend=foo", "--authorization-mode=Foo")
     assert errors == [
         "--storage-backend invalid, allowed values: etcd3, sqlite. If not specified, it will default to 'sqlite'",
-        "--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0",
+        "--secure-port -1 must be between 1 and 65535, inclusive. It cannot be turned off with 0",
         'authorization-mode "Foo" is not a valid mode',
     ]
     assert aggregate_message(errors) == "[" + ", ".join(errors) + "]"

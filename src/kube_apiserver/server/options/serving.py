@@ -1,7 +1,8 @@
 """Secure serving flags (k8s.io/apiserver/pkg/server/options/serving.go).
 
 Difference from kube-apiserver: --bind-address defaults to 127.0.0.1 (not 0.0.0.0) so that starting the
-server with no flags on a laptop does not expose it to the network.
+server with no flags on a laptop does not expose it to the network; --secure-port 0 is an ephemeral port
+(kube-apiserver refuses it), so that tests can start servers side by side.
 """
 
 from __future__ import annotations
@@ -145,7 +146,9 @@ class SecureServingOptions:
 
     def validate(self) -> list[str]:
         errors: list[str] = []
-        if not 1 <= self.bind_port <= 65535:
+        # 0 (an ephemeral port the kernel picks) is accepted, unlike kube-apiserver: test harnesses start
+        # servers side by side without racing for a free port (see _SECURE_PORT_HELP).
+        if not 0 <= self.bind_port <= 65535:
             errors.append(
                 f"--secure-port {self.bind_port} must be between 1 and 65535, inclusive. "
                 "It cannot be turned off with 0"
@@ -174,7 +177,11 @@ _BIND_ADDRESS_HELP = (
     "(0.0.0.0 or ::), all interfaces and IP address families will be used. Unlike kube-apiserver "
     "(default 0.0.0.0), this server only listens on the loopback address unless told otherwise."
 )
-_SECURE_PORT_HELP = "The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0."
+_SECURE_PORT_HELP = (
+    "The port on which to serve HTTPS with authentication and authorization. Unlike kube-apiserver, 0 serves on "
+    "an ephemeral port, shown in the \"Serving securely on\" log line and in the admin kubeconfig that "
+    "--data-dir holds once the port is bound. It cannot be switched off with 0."
+)
 _PERMIT_PORT_SHARING_HELP = (
     "If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind "
     "on the same address and port. [default=false]"

@@ -1,0 +1,336 @@
+"""APIServer: a real kube-apiserver for tests, in this process (its own event loop in a thread) or as a
+subprocess, on an ephemeral port, with its data in a temporary directory unless told where.
+
+    with APIServer() as server:
+        server.request("GET", "/api/v1/namespaces").json()
+        kubernetes.client.CoreV1Api(server.kubernetes_client()).list_namespace()
+
+Controllers: the server's own default (every embedded controller, `--controllers=*`), so a test sees the
+cluster move as it would in a real one (namespaces emptied, garbage collected, deployments rolled out). Pass
+`--controllers=...` in `args` to pick them (e.g. `--controllers=garbagecollector,namespace`).
+
+Credentials: every start generates a CA, a serving certificate and a service account key (RSA, ~0.1 s
+each). A `PKI` made once and passed to several servers (`APIServer(pki=pki)`) lets them reuse one set: each
+server gets its own copy, and nothing is shared behind the caller's back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal
+
+import yaml
+
+Mode = Literal["thread", "subprocess"]
+ADMIN = "admin"  # request(token=ADMIN): the admin bearer token
+KUBECONFIG_NAME = "admin.kubeconfig"
+SERVING_LINE = "kube-apiserver is serving on "  # what the command prints once it serves (cmd/server.py)
+PKI_DIR = "pki"
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]  # names lowercased
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class PKI:
+    """A CA, serving certificate and service account signing key generated once, in `directory`, exactly as
+    a server generates them in <data-dir>/pki; servers given this object start from a copy instead of
+    generating their own (a copy: a server may regenerate its serving certificate, e.g. for other names)."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+
+    @classmethod
+    def create(cls, directory: str | None = None) -> PKI:
+        from ..cmd.options import ServerRunOptions
+
+        data_dir = directory or tempfile.mkdtemp(prefix="kube-apiserver-pki-")
+        ServerRunOptions.parse(["--data-dir", data_dir]).complete()  # generates what a start would
+        return cls(os.path.join(data_dir, PKI_DIR))
+
+    def copy_to(self, data_dir: str) -> None:
+        """Seeds `data_dir` with these credentials, unless it already has its own."""
+        target = os.path.join(data_dir, PKI_DIR)
+        if not os.path.exists(target):
+            shutil.copytree(self.directory, target)
+
+
+class APIServer:
+    """A kube-apiserver for a test. `args` are the command's flags (the data dir and port are set here);
+    `mode` "thread" runs it in this process, "subprocess" as `python -m kube_apiserver`."""
+
+    def __init__(
+        self,
+        args: list[str] | tuple[str, ...] = (),
+        data_dir: str | None = None,
+        mode: Mode = "thread",
+        pki: PKI | None = None,
+        timeout: float = 60.0,
+    ):
+        if mode not in ("thread", "subprocess"):
+            raise ValueError(f"mode must be 'thread' or 'subprocess', not {mode!r}")
+        self.args = list(args)
+        self.mode: Mode = mode
+        self.pki = pki
+        self.timeout = timeout
+        self.data_dir = data_dir or ""
+        self._owns_data_dir = data_dir is None
+        self.url = ""
+        self.port = 0
+        self.kubeconfig = ""
+        self.kubeconfig_dict: dict[str, Any] = {}
+        self.ca_file = ""
+        self.token = ""
+        self._runner: _ThreadRunner | _ProcessRunner | None = None
+
+    # ---- lifecycle ----
+
+    def start(self) -> APIServer:
+        if self._runner is not None:
+            raise RuntimeError("the server is already started")
+        if self._owns_data_dir:
+            self.data_dir = tempfile.mkdtemp(prefix="kube-apiserver-")
+        os.makedirs(self.data_dir, exist_ok=True)
+        if self.pki is not None:
+            self.pki.copy_to(self.data_dir)
+        runner = _ThreadRunner(self) if self.mode == "thread" else _ProcessRunner(self)
+        self._runner = runner
+        try:
+            runner.start()
+            self._read_kubeconfig()
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stops the server (waits for its clean shutdown) and removes the temporary data directory."""
+        runner, self._runner = self._runner, None
+        try:
+            if runner is not None:
+                runner.stop()
+        finally:
+            if self._owns_data_dir and self.data_dir:
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> APIServer:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> APIServer:
+        # in a worker thread: the caller's loop keeps running while the server starts on its own
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.to_thread(self.stop)
+
+    def _read_kubeconfig(self) -> None:
+        self.kubeconfig = os.path.join(self.data_dir, KUBECONFIG_NAME)
+        with open(self.kubeconfig) as f:
+            self.kubeconfig_dict = yaml.safe_load(f)
+        self.url = self.kubeconfig_dict["clusters"][0]["cluster"]["server"]
+        self.port = int(self.url.rsplit(":", 1)[1])
+        self.token = self.kubeconfig_dict["users"][0]["user"]["token"]
+        self.ca_file = os.path.join(self.data_dir, PKI_DIR, "ca.crt")
+        if not os.path.exists(self.ca_file):  # --tls-cert-file given: clients trust that certificate
+            self.ca_file = _ca_from_flags(self.args) or self.ca_file
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Until /readyz passes: every post-start hook (system namespaces, priority classes...) has run."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            try:
+                if self.request("GET", "/readyz").status == 200:
+                    return
+            except OSError:
+                pass
+            if self._runner is not None:
+                self._runner.check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError("the server did not become ready")
+            time.sleep(0.01)
+
+    # ---- clients ----
+
+    def ssl_context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=self.ca_file)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        token: str | None = ADMIN,
+        timeout: float = 30.0,
+    ) -> Response:
+        """One HTTPS request; `body` as bytes/str, or anything else as JSON. `token`: ADMIN (the admin's),
+        another bearer token, or None for an anonymous request."""
+        host = self.url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
+        conn = http.client.HTTPSConnection(host, self.port, context=self.ssl_context(), timeout=timeout)
+        hdrs = dict(headers or {})
+        if token:
+            hdrs["Authorization"] = f"Bearer {self.token if token == ADMIN else token}"
+        if body is not None and not isinstance(body, bytes | str):
+            body = json.dumps(body)
+            hdrs.setdefault("Content-Type", "application/json")
+        try:
+            conn.request(method, path, body=body, headers=hdrs)
+            resp = conn.getresponse()
+            data = resp.read()
+        finally:
+            conn.close()
+        return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
+
+    def kubernetes_client(self) -> Any:
+        """An official `kubernetes.client.ApiClient` for the admin (the CA verified, the bearer token)."""
+        import kubernetes.client
+
+        configuration = kubernetes.client.Configuration()
+        configuration.host = self.url
+        configuration.ssl_ca_cert = self.ca_file
+        configuration.verify_ssl = True
+        configuration.api_key = {"authorization": f"Bearer {self.token}"}
+        return kubernetes.client.ApiClient(configuration)
+
+
+def _ca_from_flags(args: list[str]) -> str:
+    for i, arg in enumerate(args):
+        if arg.startswith("--tls-cert-file="):
+            return arg.split("=", 1)[1]
+        if arg == "--tls-cert-file" and i + 1 < len(args):
+            return args[i + 1]
+    return ""
+
+
+class _ThreadRunner:
+    """The server on its own uvloop in a daemon thread, as the command runs it (cmd/server.py `run`)."""
+
+    def __init__(self, server: APIServer):
+        self.server = server
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.stopping: asyncio.Event | None = None
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self.started = threading.Event()
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._main, name="kube-apiserver", daemon=True)
+        self.thread.start()
+        if not self.started.wait(self.server.timeout):
+            raise TimeoutError("the server did not start")
+        if self.error is not None:
+            raise self.error
+
+    def _main(self) -> None:
+        import uvloop
+
+        try:
+            uvloop.run(self._serve())
+        except BaseException as err:  # noqa: BLE001 - reported to start() or check_alive()
+            self.error = err
+        finally:
+            self.started.set()
+
+    async def _serve(self) -> None:
+        from ..apimachinery.field import aggregate_message
+        from ..cmd.options import ServerRunOptions
+        from ..cmd.server import run
+
+        opts = ServerRunOptions.parse(["--data-dir", self.server.data_dir, "--secure-port", "0", *self.server.args])
+        completed = opts.complete()
+        errors = completed.validate()
+        if errors:
+            raise ValueError(aggregate_message(errors))
+        self.loop = asyncio.get_running_loop()
+        self.stopping = asyncio.Event()
+        up = asyncio.Event()
+        task = asyncio.ensure_future(run(completed, self.stopping, up))
+        await asyncio.wait({task, asyncio.ensure_future(up.wait())}, return_when=asyncio.FIRST_COMPLETED)
+        self.started.set()
+        await task
+
+    def check_alive(self) -> None:
+        if self.error is not None:
+            raise self.error
+        if self.thread is not None and not self.thread.is_alive():
+            raise RuntimeError("the server stopped")
+
+    def stop(self) -> None:
+        if self.loop is not None and self.stopping is not None and not self.loop.is_closed():
+            try:
+                self.loop.call_soon_threadsafe(self.stopping.set)
+            except RuntimeError:  # the loop closed meanwhile: nothing left to stop
+                pass
+        if self.thread is not None:
+            self.thread.join(self.server.timeout)
+
+
+class _ProcessRunner:
+    """`python -m kube_apiserver` with --secure-port 0; its output goes to <data-dir>/apiserver.log."""
+
+    def __init__(self, server: APIServer):
+        self.server = server
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = os.path.join(server.data_dir, "apiserver.log")
+        self.stdout_path = os.path.join(server.data_dir, "apiserver.out")
+
+    def start(self) -> None:
+        # A kubeconfig left by an earlier run names its port: only this run's announcement counts.
+        stale = os.path.join(self.server.data_dir, KUBECONFIG_NAME)
+        if os.path.exists(stale):
+            os.unlink(stale)
+        command = [sys.executable, "-m", "kube_apiserver", "--data-dir", self.server.data_dir,
+                   "--secure-port", "0", *self.server.args]
+        with open(self.stdout_path, "wb") as out, open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(command, stdout=out, stderr=log, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + self.server.timeout
+        while not self._announced():
+            self.check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the server did not start; its log: {self.log_path}")
+            time.sleep(0.01)
+
+    def _announced(self) -> bool:
+        with open(self.stdout_path, "rb") as f:
+            return SERVING_LINE.encode() in f.read()
+
+    def check_alive(self) -> None:
+        if self.process is not None and self.process.poll() is not None:
+            with open(self.log_path, "rb") as f:
+                tail = f.read()[-2000:].decode(errors="replace")
+            raise RuntimeError(f"the server exited with {self.process.returncode}: {tail}")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(self.server.timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
