@@ -136,7 +136,9 @@ class APIServer:
     def __enter__(self) -> APIServer:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     async def __aenter__(self) -> APIServer:
@@ -261,7 +263,9 @@ class _ThreadRunner:
         from ..cmd.options import ServerRunOptions
         from ..cmd.server import run
 
-        opts = ServerRunOptions.parse(["--data-dir", self.server.data_dir, "--secure-port", "0", *self.server.args])
+        opts = ServerRunOptions.parse(
+            ["--data-dir", self.server.data_dir, "--secure-port", "0", *self.server.args]
+        )
         completed = opts.complete()
         errors = completed.validate()
         if errors:
@@ -304,8 +308,16 @@ class _ProcessRunner:
         stale = os.path.join(self.server.data_dir, KUBECONFIG_NAME)
         if os.path.exists(stale):
             os.unlink(stale)
-        command = [sys.executable, "-m", "kube_apiserver", "--data-dir", self.server.data_dir,
-                   "--secure-port", "0", *self.server.args]
+        command = [
+            sys.executable,
+            "-m",
+            "kube_apiserver",
+            "--data-dir",
+            self.server.data_dir,
+            "--secure-port",
+            "0",
+            *self.server.args,
+        ]
         with open(self.stdout_path, "wb") as out, open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(command, stdout=out, stderr=log, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + self.server.timeout
