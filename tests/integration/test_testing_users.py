@@ -3,6 +3,8 @@ trusts, tokens from /debug/testing/users), RBAC grants that are in effect when g
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 import yaml
 
@@ -79,6 +81,13 @@ def test_official_client_and_kubeconfig(rbac_server):
         written = yaml.safe_load(f)
     assert written == erin.kubeconfig_dict
     assert written["users"][0]["user"]["client-certificate"] == erin.cert_file
+    kubectl = ["kubectl", "--kubeconfig", erin.kubeconfig, "--cache-dir", erin.directory]
+    listed = subprocess.run(
+        [*kubectl, "get", "namespaces", "-o", "name"], capture_output=True, text=True, timeout=60
+    )
+    assert "namespace/default" in listed.stdout, listed.stderr
+    refused = subprocess.run([*kubectl, "get", "secrets"], capture_output=True, text=True, timeout=60)
+    assert 'User "erin" cannot list resource "secrets"' in refused.stderr
 
 
 def test_token_only_server(tmp_path):
