@@ -60,7 +60,11 @@ def server_url(server: Any) -> str:
 
 
 def _client_ca_of(server: Any) -> CertificateAuthority | None:
-    """The CA whose key sits next to the server's --client-ca-file (as client_ca_args leaves it)."""
+    """The CA in the server's `client_ca_dir` (a server class that passes client_ca_args itself says where), or
+    the one whose key sits next to the --client-ca-file among its args (as client_ca_args leaves it)."""
+    directory = getattr(server, "client_ca_dir", "")
+    if directory:
+        return load_client_ca(str(directory))
     args = [str(a) for a in getattr(server, "args", None) or []]
     for i, arg in enumerate(args):
         path = ""

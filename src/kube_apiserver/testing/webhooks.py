@@ -20,6 +20,7 @@ import contextlib
 import http.server
 import json
 import os
+import socket
 import ssl
 import tempfile
 import threading
@@ -48,6 +49,7 @@ class WebhookServer:
         self.routes: dict[str, Route] = {}
         self.received: dict[str, list[Any]] = {}
         self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
         ca = CertificateAuthority.generate("kube-apiserver-testing-webhook-ca")
         cert_pem, key_pem = ca.issue("webhook", sans=LOOPBACK_SANS)
         self.directory = tempfile.mkdtemp(prefix="webhook-")
@@ -71,6 +73,11 @@ class WebhookServer:
         """A webhook clientConfig reaching `path` here: url and caBundle."""
         return {"url": self.url(path), "caBundle": self.ca_bundle}
 
+    def reviews(self, path: str) -> list[Any]:
+        """What `path` received so far, oldest first."""
+        with self._lock:
+            return list(self.received.get(path, ()))
+
     def count(self, path: str) -> int:
         with self._lock:
             return len(self.received.get(path, ()))
@@ -83,6 +90,13 @@ class WebhookServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self._thread.join(10)
+        # Kept-alive connections end now: the server's pooled connections see them closed at once rather than
+        # linger until its own shutdown.
+        with self._lock:
+            connections, self._connections = list(self._connections), set()
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         for name in os.listdir(self.directory):
             os.unlink(os.path.join(self.directory, name))
         os.rmdir(self.directory)
@@ -92,6 +106,19 @@ class WebhookServer:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = 60  # an idle kept-alive connection's thread ends
+
+            def setup(self) -> None:
+                super().setup()
+                with owner._lock:
+                    owner._connections.add(self.connection)
+
+            def finish(self) -> None:
+                try:
+                    super().finish()
+                finally:
+                    with owner._lock:
+                        owner._connections.discard(self.connection)
 
             def log_message(self, *args: Any) -> None:
                 pass  # a test's output stays the test's
@@ -196,7 +223,7 @@ class AdmissionWebhook:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        return [review.get("request") or {} for review in self.hooks.received.get("/admit", [])]
+        return [review.get("request") or {} for review in self.hooks.reviews("/admit")]
 
 
 def _probe_webhook(hooks: WebhookServer, name: str, token: str) -> dict[str, Any]:
@@ -330,7 +357,7 @@ class ConversionWebhook:
 
     @property
     def reviews(self) -> list[dict[str, Any]]:
-        return list(self.hooks.received.get("/convert", []))
+        return self.hooks.reviews("/convert")
 
 
 def conversion_response(review: dict[str, Any], convert: ConversionFunction) -> dict[str, Any]:

@@ -6,13 +6,14 @@ import base64
 import http.client
 import json
 import ssl
+from types import SimpleNamespace
 
 import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from kube_apiserver.testing.certs import CertificateAuthority
-from kube_apiserver.testing.users import client_ca_args, load_client_ca
+from kube_apiserver.testing.users import _client_ca_of, client_ca_args, load_client_ca
 from kube_apiserver.testing.webhooks import (
     WebhookServer,
     admission_response,
@@ -91,3 +92,15 @@ def test_certificate_authority_round_trip(tmp_path):
     ca = CertificateAuthority.generate("test-ca")
     ca.write(str(tmp_path / "ca.crt"), str(tmp_path / "ca.key"))
     assert CertificateAuthority.load(str(tmp_path / "ca.crt"), str(tmp_path / "ca.key")).cert == ca.cert
+
+
+def test_client_ca_found_from_the_server(tmp_path):
+    client_ca_args(str(tmp_path))
+    cert = str(tmp_path / "client-ca.crt")
+    for server in (
+        SimpleNamespace(client_ca_dir=str(tmp_path)),
+        SimpleNamespace(args=["--client-ca-file", cert]),
+        SimpleNamespace(args=[f"--client-ca-file={cert}"]),
+    ):
+        assert _client_ca_of(server).cert_pem == (tmp_path / "client-ca.crt").read_bytes()
+    assert _client_ca_of(SimpleNamespace(args=["--client-ca-file", "/nonexistent/ca.crt"])) is None
