@@ -158,6 +158,8 @@ def create_user(
     CertificateAuthority or the directory given to client_ca_args; by default the CA next to the server's
     --client-ca-file) and, when the server has testing endpoints, a token. Files go to `directory` (a new
     temporary one by default)."""
+    if isinstance(groups, str):
+        raise TypeError(f"groups is a list of group names, not the string {groups!r}")
     directory = directory or tempfile.mkdtemp(prefix=f"user-{_safe(name)}-")
     os.makedirs(directory, exist_ok=True)
     ca = load_client_ca(client_ca) if isinstance(client_ca, str) else client_ca or _client_ca_of(server)

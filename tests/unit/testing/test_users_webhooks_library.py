@@ -13,7 +13,7 @@ from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from kube_apiserver.testing.certs import CertificateAuthority
-from kube_apiserver.testing.users import _client_ca_of, client_ca_args, load_client_ca
+from kube_apiserver.testing.users import _client_ca_of, client_ca_args, create_user, load_client_ca
 from kube_apiserver.testing.webhooks import (
     WebhookServer,
     admission_response,
@@ -104,3 +104,8 @@ def test_client_ca_found_from_the_server(tmp_path):
     ):
         assert _client_ca_of(server).cert_pem == (tmp_path / "client-ca.crt").read_bytes()
     assert _client_ca_of(SimpleNamespace(args=["--client-ca-file", "/nonexistent/ca.crt"])) is None
+
+
+def test_groups_given_as_a_string_are_refused():
+    with pytest.raises(TypeError):
+        create_user(SimpleNamespace(), "alice", groups="dev")
