@@ -297,7 +297,9 @@ def client_url(opts: CompletedOptions, port: int) -> str:
 
 
 async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
-              started: asyncio.Event | None = None) -> None:
+              started: asyncio.Event | None = None, announce: bool = True) -> None:
+    """`announce`: print the URL and kubeconfig for the person who ran the command (not for a library's
+    server, whose caller reads them from its attributes)."""
     log.info("Version: %s", version.GIT_VERSION)
     config = await new_config(opts)
     server = create_server_chain(config)
@@ -313,9 +315,10 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
     url = client_url(opts, config.serving.port)
     admin.write_admin_kubeconfig(kubeconfig, url, opts.ca_file, config.admin_token)
     log.info("Admin kubeconfig: %s", kubeconfig)
-    print(f"kube-apiserver is serving on {url}\n"
-          f"admin kubeconfig: {kubeconfig}\n"
-          f"  kubectl --kubeconfig {kubeconfig} get namespaces", flush=True)
+    if announce:
+        print(f"kube-apiserver is serving on {url}\n"
+              f"admin kubeconfig: {kubeconfig}\n"
+              f"  kubectl --kubeconfig {kubeconfig} get namespaces", flush=True)
     if started is not None:
         started.set()
     await running

@@ -74,6 +74,33 @@ class PKI:
             shutil.copytree(self.directory, target)
 
 
+class Template:
+    """The data directory of a server that bootstrapped and stopped cleanly (SQLite store and credentials,
+    without its admin token or kubeconfig). A server started from a copy starts as kube-apiserver restarts:
+    the bootstrap objects (RBAC roles, priority levels, system namespaces) are there, so it reconciles them
+    instead of creating ~450 of them, which is most of a fresh start's time. Every server given the template
+    gets its own copy (and its own admin token); the copies share the bootstrap objects' uids and times."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+
+    @classmethod
+    def create(cls, args: list[str] | tuple[str, ...] = (), directory: str | None = None) -> Template:
+        """Bootstraps a server with `args` (SQLite storage: etcd keeps its data elsewhere) in `directory`."""
+        data_dir = directory or tempfile.mkdtemp(prefix="kube-apiserver-template-")
+        with APIServer(args=args, data_dir=data_dir):
+            pass
+        for name in (KUBECONFIG_NAME, "admin.token"):
+            os.unlink(os.path.join(data_dir, name))
+        return cls(data_dir)
+
+    def copy_to(self, data_dir: str) -> None:
+        """Seeds `data_dir` with the template, unless it already holds a server's data."""
+        if os.path.exists(data_dir) and os.listdir(data_dir):
+            return
+        shutil.copytree(self.directory, data_dir, dirs_exist_ok=True)
+
+
 class APIServer:
     """A kube-apiserver for a test. `args` are the command's flags (the data dir and port are set here);
     `mode` "thread" runs it in this process, "subprocess" as `python -m kube_apiserver`."""
@@ -84,6 +111,7 @@ class APIServer:
         data_dir: str | None = None,
         mode: Mode = "thread",
         pki: PKI | None = None,
+        template: Template | None = None,
         timeout: float = 60.0,
     ):
         if mode not in ("thread", "subprocess"):
@@ -91,6 +119,7 @@ class APIServer:
         self.args = list(args)
         self.mode: Mode = mode
         self.pki = pki
+        self.template = template
         self.timeout = timeout
         self.data_dir = data_dir or ""
         self._owns_data_dir = data_dir is None
@@ -109,6 +138,8 @@ class APIServer:
             raise RuntimeError("the server is already started")
         if self._owns_data_dir:
             self.data_dir = tempfile.mkdtemp(prefix="kube-apiserver-")
+        if self.template is not None:
+            self.template.copy_to(self.data_dir)
         os.makedirs(self.data_dir, exist_ok=True)
         if self.pki is not None:
             self.pki.copy_to(self.data_dir)
@@ -273,7 +304,7 @@ class _ThreadRunner:
         self.loop = asyncio.get_running_loop()
         self.stopping = asyncio.Event()
         up = asyncio.Event()
-        task = asyncio.ensure_future(run(completed, self.stopping, up))
+        task = asyncio.ensure_future(run(completed, self.stopping, up, announce=False))
         await asyncio.wait({task, asyncio.ensure_future(up.wait())}, return_when=asyncio.FIRST_COMPLETED)
         self.started.set()
         await task

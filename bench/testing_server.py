@@ -1,0 +1,70 @@
+"""Start-to-ready and stop times of kube_apiserver.testing.APIServer: in-process (a fresh data dir, one with a
+shared PKI, one copied from a bootstrapped Template) and as a subprocess, next to envtest's and kind's
+published start times. Start-to-ready: from APIServer.start() to /readyz answering 200 (every post-start hook
+done, the server's informers synced). The first start of the process, which imports the server, is shown apart.
+
+    python bench/testing_server.py [runs]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+from kube_apiserver.testing import PKI, APIServer, Template
+
+# Published figures for the tools test suites use today (a cold start to a usable API server).
+PUBLISHED = (
+    ("envtest (kube-apiserver + etcd binaries)", "5-15 s"),
+    ("kind (a node container)", "12-17 s"),
+)
+
+
+def timed_runs(make: Callable[[], APIServer], runs: int) -> tuple[list[float], list[float]]:
+    starts, stops = [], []
+    for _ in range(runs):
+        server = make()
+        began = time.perf_counter()
+        server.start()
+        starts.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        server.stop()
+        stops.append(time.perf_counter() - began)
+    return starts, stops
+
+
+def line(label: str, values: list[float]) -> str:
+    return (
+        f"{label:<46} best {min(values) * 1000:7.0f} ms   median {statistics.median(values) * 1000:7.0f} ms"
+    )
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    began = time.perf_counter()
+    APIServer().start().stop()
+    print(f"{'first start and stop (imports the server)':<46} {(time.perf_counter() - began) * 1000:7.0f} ms")
+    pki, template = PKI.create(), Template.create()
+    for label, make in (
+        ("thread, fresh data dir", lambda: APIServer()),
+        ("thread, shared PKI", lambda: APIServer(pki=pki)),
+        ("thread, from a Template", lambda: APIServer(template=template)),
+    ):
+        starts, stops = timed_runs(make, runs)
+        print(line(f"{label}: start to ready", starts))
+        print(line(f"{label}: stop", stops))
+    for label, make in (
+        ("subprocess, fresh data dir", lambda: APIServer(mode="subprocess")),
+        ("subprocess, from a Template", lambda: APIServer(mode="subprocess", template=template)),
+    ):
+        starts, _ = timed_runs(make, max(1, runs // 2))
+        print(line(f"{label}: start to ready", starts))
+    print("published start times:")
+    for tool, figure in PUBLISHED:
+        print(f"  {tool:<44} {figure}")
+
+
+if __name__ == "__main__":
+    main()
