@@ -227,7 +227,7 @@ def grant(
     namespace: str = "",
     group: bool = False,
     name: str = "",
-    timeout: float = 10.0,
+    timeout: float = 30.0,
 ) -> str:
     """Binds `rules` (a new Role, or ClusterRole without `namespace`) or the existing `cluster_role` to the user
     (or the group, with group=True) and waits until the authorizer applies it. Returns the binding's name."""

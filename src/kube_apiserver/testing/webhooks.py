@@ -281,7 +281,7 @@ def admission_webhook(
     object_selector: dict[str, Any] | None = None,
     timeout_seconds: int = 10,
     extra: dict[str, Any] | None = None,
-    timeout: float = 10.0,
+    timeout: float = 30.0,
 ) -> Iterator[AdmissionWebhook]:
     """Serves `function` as a validating (or, mutating=True, mutating) webhook for `rules` and registers it;
     `extra` adds fields to the webhook (matchPolicy, matchConditions, reinvocationPolicy...). Unregisters and
