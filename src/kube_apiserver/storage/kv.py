@@ -59,6 +59,21 @@ class TxnResult:
     current: KeyValue | None
 
 
+@dataclass(slots=True, frozen=True)
+class Write:
+    """One compare-and-swap write of a `write_many` (the optional batch form of create, update and delete):
+    `kind` is CREATE, UPDATE or DELETE_KEY; expected_mod_revision as update's and delete's."""
+
+    kind: str
+    key: str
+    value: bytes = b""
+    expected_mod_revision: int = 0
+    ttl: float = 0.0
+
+
+CREATE, UPDATE, DELETE_KEY = "create", "update", "delete"
+
+
 class CompactedError(Exception):
     def __init__(self, requested: int, compacted: int):
         super().__init__(f"required revision {requested} has been compacted (compacted at {compacted})")

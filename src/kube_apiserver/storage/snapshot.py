@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from .kv import KV, KeyValue, TxnResult, prefix_end
+from .kv import CREATE, DELETE_KEY, KV, UPDATE, KeyValue, TxnResult, Write, prefix_end
 
 REGISTRY_PREFIX = "/registry/"
 # The replicas' endpoint leases (under a TTL, renewed every reconcile) and the Leases in kube-system: each
@@ -31,6 +31,9 @@ PAGE_SIZE = 10_000  # keys per range: etcd bounds a response's size
 MAX_ROUNDS = 5  # a round whose compare-and-swap lost to a concurrent write is planned again, this many times
 
 TTLFunc = Callable[[str], float]  # a key's TTL when it is written back (0: none)
+# Whether a key that differs from the snapshot (a value the snapshot lacks or holds otherwise) keeps its current
+# value: state a controller derives from other keys, which it computes again from what the restore puts back.
+KeepFunc = Callable[[str, bytes, "Snapshot"], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,10 @@ def no_ttl(key: str) -> float:
     return 0.0
 
 
+def keep_none(key: str, current: bytes, snapshot: Snapshot) -> bool:
+    return False
+
+
 async def _read_all(kv: KV) -> tuple[list[KeyValue], int]:
     """Every key under /registry/ at one revision, in pages."""
     start, end = REGISTRY_PREFIX, prefix_end(REGISTRY_PREFIX)
@@ -75,63 +82,78 @@ async def take(kv: KV) -> Snapshot:
     return Snapshot({item.key: item.value for item in items}, revision)
 
 
-Write = Callable[[], Awaitable[TxnResult]]
 DELETED, CREATED, UPDATED = "deleted", "created", "updated"
 
 
 @dataclass(slots=True)
 class _Plan:
-    """The writes of one round, each with what it does, in the order they are submitted (SQLite commits
-    them in that order)."""
+    """The writes of one round, in the order they are submitted (SQLite commits them in that order)."""
 
-    first: list[tuple[str, Write]]  # namespaces and definitions created or changed
-    middle: list[tuple[str, Write]]  # everything else
-    last: list[tuple[str, Write]]  # namespaces and definitions deleted
+    first: list[Write]  # namespaces and definitions created or changed
+    middle: list[Write]  # everything else
+    last: list[Write]  # namespaces and definitions deleted
 
-    def writes(self) -> list[tuple[str, Write]]:
+    def writes(self) -> list[Write]:
         return [*self.first, *self.middle, *self.last]
 
 
-def _plan(kv: KV, current: list[KeyValue], snapshot: Snapshot, ttl: TTLFunc) -> _Plan:
+def _plan(current: list[KeyValue], snapshot: Snapshot, ttl: TTLFunc, keep: KeepFunc) -> _Plan:
     plan = _Plan([], [], [])
     now = {item.key: item for item in current}
     for key, item in now.items():
-        if key not in snapshot.values:
+        if key not in snapshot.values and not keep(key, item.value, snapshot):
             container = key.startswith(CONTAINER_PREFIXES)
-            (plan.last if container else plan.middle).append(
-                (DELETED, _bind(kv.delete, key, item.mod_revision))
-            )
+            (plan.last if container else plan.middle).append(Write(DELETE_KEY, key, b"", item.mod_revision))
     for key, value in snapshot.values.items():
         item = now.get(key)
         if item is None:
-            write = (CREATED, _bind(kv.create, key, value, ttl(key)))
-        elif item.value != value:
-            write = (UPDATED, _bind(kv.update, key, value, item.mod_revision, ttl(key)))
+            write = Write(CREATE, key, value, 0, ttl(key))
+        elif item.value != value and not keep(key, item.value, snapshot):
+            write = Write(UPDATE, key, value, item.mod_revision, ttl(key))
         else:
             continue
         (plan.first if key.startswith(CONTAINER_PREFIXES) else plan.middle).append(write)
     return plan
 
 
-def _bind(method: Callable[..., Awaitable[TxnResult]], *args: object) -> Write:
-    return lambda: method(*args)
+async def _write(kv: KV, writes: list[Write]) -> list[TxnResult]:
+    """In one batch where the KV takes one (SQLite's write_many), else each on its own, concurrently."""
+    write_many = getattr(kv, "write_many", None)
+    if write_many is not None:
+        return await write_many(writes)
+    return await asyncio.gather(*(_write_one(kv, w) for w in writes))
 
 
-async def restore(kv: KV, snapshot: Snapshot, ttl: TTLFunc = no_ttl) -> RestoreResult:
+def _write_one(kv: KV, write: Write) -> Awaitable[TxnResult]:
+    if write.kind == CREATE:
+        return kv.create(write.key, write.value, write.ttl)
+    if write.kind == UPDATE:
+        return kv.update(write.key, write.value, write.expected_mod_revision, write.ttl)
+    return kv.delete(write.key, write.expected_mod_revision)
+
+
+_COUNTED = {DELETE_KEY: DELETED, CREATE: CREATED, UPDATE: UPDATED}
+
+
+async def restore(
+    kv: KV, snapshot: Snapshot, ttl: TTLFunc = no_ttl, keep: KeepFunc = keep_none
+) -> RestoreResult:
     """Writes the difference between the store and `snapshot` (see the module's doc). The writes are
-    submitted together: SQLite commits them in a few group-commit batches, etcd takes them concurrently.
+    submitted together: SQLite commits them in one group-commit batch (per thousand), etcd takes them
+    concurrently.
     A write that loses its compare-and-swap to a concurrent one is planned again from what the store holds."""
     total = RestoreResult()
     for _ in range(MAX_ROUNDS):
         current, revision = await _read_all(kv)
         total.revision = max(total.revision, revision)
-        writes = _plan(kv, current, snapshot, ttl).writes()
+        writes = _plan(current, snapshot, ttl, keep).writes()
         if not writes:
             return total
-        results = await asyncio.gather(*(write() for _, write in writes))
-        for (kind, _), result in zip(writes, results, strict=True):
+        results = await _write(kv, writes)
+        for write, result in zip(writes, results, strict=True):
             if result.succeeded:
-                setattr(total, kind, getattr(total, kind) + 1)
+                counted = _COUNTED[write.kind]
+                setattr(total, counted, getattr(total, counted) + 1)
                 total.revision = max(total.revision, result.revision)
         if all(r.succeeded for r in results):
             return total

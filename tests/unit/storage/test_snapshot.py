@@ -13,7 +13,7 @@ import pytest
 from kube_apiserver.apimachinery.wait import Periodic
 from kube_apiserver.storage import snapshot
 from kube_apiserver.storage.compactor import COMPACT_REV_KEY
-from kube_apiserver.storage.kv import DELETE, KV, PUT, KVBatch, TxnResult, prefix_end
+from kube_apiserver.storage.kv import DELETE, KV, PUT, UPDATE, KVBatch, TxnResult, Write, prefix_end
 
 TEST_TIMEOUT = 30.0
 _prefixes = itertools.count()
@@ -170,6 +170,23 @@ async def test_what_the_server_keeps_writing_is_left_out(kv: KV, p: str) -> None
 
 
 @run
+async def test_keys_a_controller_derives_are_kept_as_asked(kv: KV, p: str) -> None:
+    rules = await kv.create(p + "derived", b"r1")
+    taken = await snapshot.take(kv)
+    await kv.update(p + "derived", b"r2", rules.revision)
+    await kv.create(p + "default", b"d")
+    await kv.create(p + "other", b"o")
+
+    def keep(key: str, current: bytes, snap: snapshot.Snapshot) -> bool:
+        assert snap is taken
+        return key in (p + "derived", p + "default")
+
+    result = await snapshot.restore(kv, taken, keep=keep)
+    assert await values(kv, p) == {p + "derived": b"r2", p + "default": b"d"}
+    assert (result.deleted, result.created, result.updated) == (1, 0, 0)
+
+
+@run
 async def test_a_snapshot_larger_than_a_page_is_read_at_one_revision(kv: KV, p: str) -> None:
     for name in "abcde":
         await kv.create(p + name, name.encode())
@@ -208,11 +225,12 @@ class RacingKV:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.kv, name)
 
-    async def update(self, key: str, value: bytes, expected_mod_revision: int, ttl: float = 0) -> TxnResult:
-        if self.races > 0:
-            self.races -= 1
-            await self.kv.update(key, b"racer", expected_mod_revision)
-        return await self.kv.update(key, value, expected_mod_revision, ttl)
+    async def write_many(self, writes: list[Write]) -> list[TxnResult]:
+        for write in writes:
+            if write.kind == UPDATE and self.races > 0:
+                self.races -= 1
+                await self.kv.update(write.key, b"racer", write.expected_mod_revision)
+        return await snapshot._write(self.kv, writes)
 
 
 @run
@@ -228,3 +246,51 @@ async def test_a_write_that_loses_a_race_is_planned_again(kv: KV, p: str) -> Non
     await kv.update(p + "k", b"v3", raced.mod_revision)
     with pytest.raises(snapshot.RestoreConflictError):
         await snapshot.restore(RacingKV(kv, snapshot.MAX_ROUNDS), taken)  # type: ignore[arg-type]
+
+
+def test_sqlite_commits_a_batch_writing_one_key_several_times_in_order(tmp_path: Any) -> None:
+    """write_many's writes share one transaction; each is compared with what the ones before it left, and the
+    key's final row, history and lease are those of the last one (the commit writes rows in bulk)."""
+    from kube_apiserver.storage.kv import CREATE, DELETE_KEY
+    from kube_apiserver.storage.sqlite import SQLiteKV
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            key = "/registry/batch/k"
+            stream = kv.watch(key, prefix_end(key), await kv.current_revision() + 1)
+            results = await kv.write_many(
+                [
+                    Write(CREATE, key, b"v1", 0, 60.0),
+                    Write(UPDATE, key, b"v2"),
+                    Write(DELETE_KEY, key),
+                    Write(CREATE, key, b"v3"),
+                    Write(CREATE, key, b"v4"),
+                    Write(UPDATE, key, b"v5", 1),  # not the key's mod revision
+                ]
+            )
+            assert [r.succeeded for r in results] == [True, True, True, True, False, False]
+            first, second, _, fourth = (r.revision for r in results[:4])
+            assert second == first + 1 and fourth == first + 3
+            assert results[4].current is not None and results[4].current.value == b"v3"
+            now = await kv.get(key)
+            assert now is not None and (now.value, now.create_revision, now.mod_revision) == (
+                b"v3",
+                fourth,
+                fourth,
+            )
+            assert [x.value for x in (await kv.range(key, prefix_end(key), second)).kvs] == [b"v2"]
+            events = (await asyncio.wait_for(stream.__anext__(), 10)).events
+            assert [(e.type, e.value, e.prev_value) for e in events] == [
+                (PUT, b"v1", None),
+                (PUT, b"v2", b"v1"),
+                (DELETE, b"", b"v2"),
+                (PUT, b"v3", None),
+            ]
+            await stream.aclose()
+            leases = kv._loop_conn.execute("SELECT COUNT(*) FROM leases WHERE key = ?", (key,)).fetchone()[0]
+            assert leases == 0  # the last write dropped the first one's lease
+        finally:
+            await kv.close()
+
+    asyncio.run(main())

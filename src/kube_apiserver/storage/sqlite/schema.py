@@ -40,9 +40,16 @@ SELECT_COMPACTED = "SELECT value FROM meta WHERE name = 'compacted'"
 SET_REVISION = "UPDATE meta SET value = ? WHERE name = 'revision'"
 SET_COMPACTED = "UPDATE meta SET value = ? WHERE name = 'compacted'"
 INSERT_LOG = "INSERT INTO log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)"
+# create_rev too: a batch that deletes a key and creates it again writes only its final row.
 UPSERT_CURRENT = ("INSERT INTO current (key, rev, create_rev, value) VALUES (?, ?, ?, ?) "
-                  "ON CONFLICT (key) DO UPDATE SET rev = excluded.rev, value = excluded.value")
+                  "ON CONFLICT (key) DO UPDATE SET rev = excluded.rev, create_rev = excluded.create_rev, "
+                  "value = excluded.value")
 DELETE_CURRENT = "DELETE FROM current WHERE key = ?"
+
+
+def select_current_of(count: int) -> str:
+    """The current rows of `count` keys (one query for a batch's keys)."""
+    return f"SELECT key, value, create_rev, rev FROM current WHERE key IN ({', '.join('?' * count)})"
 
 RANGE_CURRENT = ("SELECT key, value, create_rev, rev FROM current WHERE key >= ? AND key < ? "
                  "ORDER BY key LIMIT ?")
