@@ -191,10 +191,29 @@ def test_a_custom_resource_definition_and_its_objects_come_back_and_go(srv: Serv
     assert srv.request("GET", "/api/v1/namespaces/snap-crd").status == 404
 
 
+ADMIN_ROLE = "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin"
+NODE_LEASE_SA = "/api/v1/namespaces/kube-node-lease/serviceaccounts/default"
+
+
+def _aggregated(server: Server) -> dict | None:
+    role = ok(server.request("GET", ADMIN_ROLE))
+    return role if len(role["rules"]) > 2 else None
+
+
 def test_reset_brings_back_the_state_of_a_ready_server(srv: Server) -> None:
+    # What controllers write after readiness from other objects stays as it is: the aggregated ClusterRoles'
+    # rules (admin held two of them when the server became ready) and kube-node-lease's default ServiceAccount.
+    admin = wait_for(lambda: _aggregated(srv))
+    service_account = wait_for(lambda: (r := srv.request("GET", NODE_LEASE_SA)).status == 200 and r.json())
     create_namespace(srv, "snap-reset")
     create_cm(srv, "default", "snap-reset", "r")
     result = state.reset(srv)
+    assert (
+        ok(srv.request("GET", ADMIN_ROLE))["metadata"]["resourceVersion"]
+        == admin["metadata"]["resourceVersion"]
+    )
+    after = ok(srv.request("GET", NODE_LEASE_SA))
+    assert after["metadata"]["resourceVersion"] == service_account["metadata"]["resourceVersion"]
     assert result["deleted"] >= 2
     assert srv.request("GET", "/api/v1/namespaces/snap-reset").status == 404
     assert srv.request("GET", CM.format(ns="default") + "/snap-reset").status == 404

@@ -23,6 +23,7 @@ from ..apimachinery import errors
 from ..endpoints.handlers.responses import write_status_error
 from ..endpoints.http import Request, Response
 from ..storage import snapshot
+from ..storage.codec import decode_value
 from ..storage.kv import KV
 
 if TYPE_CHECKING:
@@ -35,8 +36,12 @@ MAX_SNAPSHOTS = 16
 EVENTS_PREFIX = "/registry/events/"
 INITIAL_SNAPSHOT_HOOK = "testing/initial-snapshot"
 INITIAL_SNAPSHOT_WAIT = 30.0  # seconds a reset waits for a server that is not ready yet
-QUIET_PERIOD = 0.1  # seconds without a write that tell the start-up writes are done
-SETTLE_LIMIT = 1.0  # seconds the initial snapshot waits for them at most: readiness waits as long
+CLUSTER_ROLES_PREFIX = "/registry/clusterroles/"
+NAMESPACES_PREFIX = "/registry/namespaces/"
+NAMESPACE_DEFAULTS = (
+    ("/registry/serviceaccounts/", "default"),
+    ("/registry/configmaps/", "kube-root-ca.crt"),
+)
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 MAX_NAME_LENGTH = 63
 MAX_BODY_BYTES = 4096
@@ -75,19 +80,54 @@ class SnapshotKeeper:
 
     async def restore(self, taken: snapshot.Snapshot) -> snapshot.RestoreResult:
         async with self._restoring:
-            return await snapshot.restore(self.kv, taken, self.ttl)
+            return await snapshot.restore(self.kv, taken, self.ttl, derived_by_controllers)
+
+
+def derived_by_controllers(key: str, current: bytes, taken: snapshot.Snapshot) -> bool:
+    """What the server's controllers write after it is ready, from other objects: left as they are, not
+    written back only for a controller to write them again (and a test to see them missing meanwhile).
+
+    - An aggregated ClusterRole (admin, edit, view...) whose rules alone differ: they are the
+      clusterrole-aggregation controller's, computed from the other roles, which the restore puts back. Its
+      first aggregation lands after readiness: the initial snapshot holds only the roles' own rules.
+    - A namespace's `default` ServiceAccount and `kube-root-ca.crt` ConfigMap that the snapshot lacks while
+      it holds the namespace: the serviceaccount and root-ca-cert-publisher controllers create them in every
+      namespace (kube-node-lease's come after readiness)."""
+    snapshotted = taken.values.get(key)
+    if snapshotted is None:
+        return _namespace_default(key, taken)
+    if not key.startswith(CLUSTER_ROLES_PREFIX):
+        return False
+    try:
+        now, then = decode_value(current), decode_value(snapshotted)
+    except Exception:  # noqa: BLE001 - a value it cannot read (encrypted...) is restored as any other
+        return False
+    return now.get("aggregationRule") is not None and _without_rules(now) == _without_rules(then)
+
+
+def _namespace_default(key: str, taken: snapshot.Snapshot) -> bool:
+    for prefix, name in NAMESPACE_DEFAULTS:
+        if key.startswith(prefix) and key.endswith("/" + name):
+            namespace = key[len(prefix) : -len(name) - 1]
+            return "/" not in namespace and NAMESPACES_PREFIX + namespace in taken.values
+    return False
+
+
+def _without_rules(role: dict[str, Any]) -> dict[str, Any]:
+    meta = {k: v for k, v in (role.get("metadata") or {}).items() if k != "managedFields"}
+    return {**{k: v for k, v in role.items() if k != "rules"}, "metadata": meta}
 
 
 def install_snapshot_endpoints(config: ServerConfig, server: GenericAPIServer) -> SnapshotKeeper:
     """The paths, and a post-start hook taking the initial snapshot once every other hook has run (the
-    bootstrap objects are written): a ready server has it, since each hook is a readiness check."""
+    bootstrap objects are written): a ready server has it, since each hook is a readiness check. Controllers
+    still write after that (aggregated ClusterRoles fill in): see derived_by_controllers."""
     factory = config.extra.storage
     keeper = SnapshotKeeper(factory.store.kv, factory.event_ttl)
 
     async def initial_snapshot() -> None:
         others = [hook for name, hook in server.hooks.post_start.items() if name != INITIAL_SNAPSHOT_HOOK]
         await asyncio.gather(*(hook.done.wait() for hook in others))
-        await _settled(keeper.kv)
         await keeper.take_initial()
 
     server.add_post_start_hook(INITIAL_SNAPSHOT_HOOK, initial_snapshot)
@@ -96,21 +136,6 @@ def install_snapshot_endpoints(config: ServerConfig, server: GenericAPIServer) -
     mux.handle_unlisted_prefix(SNAPSHOTS_PATH + "/", _handler(keeper, _serve_member))
     mux.handle_unlisted(RESET_PATH, _handler(keeper, _serve_reset))
     return keeper
-
-
-async def _settled(kv: KV) -> None:
-    """Until the server's own start-up writes are done: the bootstrap hooks have returned, but the controllers
-    they started still write (the aggregated ClusterRoles admin, edit and view fill in over a few hundred
-    milliseconds). A reset to a snapshot taken before would bring back their incomplete state."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + SETTLE_LIMIT
-    revision = await kv.current_revision()
-    while loop.time() < deadline:
-        await asyncio.sleep(QUIET_PERIOD)
-        now = await kv.current_revision()
-        if now == revision:
-            return
-        revision = now
 
 
 def _handler(keeper: SnapshotKeeper, serve: Any) -> Any:
