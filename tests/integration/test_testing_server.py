@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import ssl
-import time
 from collections.abc import Iterator
 
 import kubernetes.client
@@ -143,18 +141,13 @@ def test_subprocess_mode_with_secure_port_zero(tmp_path) -> None:
         with open(os.path.join(data_dir, "apiserver.out")) as out:
             assert f"kube-apiserver is serving on {server.url}\n" in out.read()
     assert process.returncode == 0  # SIGTERM: a clean shutdown
-    with open(os.path.join(data_dir, "apiserver.log")) as log:
-        logged = re.search(
-            r'"Serving securely on 127\.0\.0\.1:(\d+)"|Serving securely on 127\.0\.0\.1:(\d+)', log.read()
-        )
-    assert logged and server.port in {int(port) for port in logged.groups() if port}
+    with open(os.path.join(data_dir, "apiserver.log")) as log:  # the klog line names the real port
+        assert f"] Serving securely on 127.0.0.1:{server.port}\n" in log.read()
 
 
 def test_subprocess_mode_removes_its_temporary_data_dir(template: Template) -> None:
     server = APIServer(mode="subprocess", template=template)
-    started = time.monotonic()
     with server:
         assert server.request("GET", "/readyz").status == 200
-    assert time.monotonic() - started < 120
     assert not os.path.exists(server.data_dir)
     assert refuses_connections(server.port)
