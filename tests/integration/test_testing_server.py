@@ -119,6 +119,12 @@ def test_invalid_args_fail_the_start_and_leave_nothing_behind() -> None:
     with pytest.raises(ValueError, match='authorization-mode "Nonsense" is not a valid mode'):
         server.start()
     assert not os.path.exists(server.data_dir)
+    # a command line pflag refuses: its message, not the usage on stderr and SystemExit
+    for mode in ("thread", "subprocess"):
+        with pytest.raises(ValueError, match='invalid argument "abc" for "--secure-port" flag'):
+            APIServer(args=["--secure-port=abc"], mode=mode).start()  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown flag: --nonsense"):
+        APIServer(args=["--nonsense"]).start()
 
 
 def test_servers_sharing_a_pki_trust_one_ca() -> None:

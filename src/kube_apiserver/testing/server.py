@@ -136,6 +136,7 @@ class APIServer:
     def start(self) -> APIServer:
         if self._runner is not None:
             raise RuntimeError("the server is already started")
+        _server_options(self._command_args())  # a bad command line fails here, in the caller's thread
         if self._owns_data_dir:
             self.data_dir = tempfile.mkdtemp(prefix="kube-apiserver-")
         if self.template is not None:
@@ -180,6 +181,9 @@ class APIServer:
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         await asyncio.to_thread(self.stop)
+
+    def _command_args(self) -> list[str]:
+        return ["--data-dir", self.data_dir, "--secure-port", "0", *self.args]
 
     def _read_kubeconfig(self) -> None:
         self.kubeconfig = os.path.join(self.data_dir, KUBECONFIG_NAME)
@@ -251,6 +255,25 @@ class APIServer:
         return kubernetes.client.ApiClient(configuration)
 
 
+def _server_options(argv: list[str]) -> Any:
+    """The command's options from `argv`, as ServerRunOptions.parse reads them, but a bad command line is a
+    ValueError with pflag's message (not the usage on stderr and SystemExit), and --help/--version too."""
+    from ..cli.parse import FlagError, parse_args
+    from ..cmd.options import ServerRunOptions
+
+    opts = ServerRunOptions()
+    opts.flag_sets = opts.flags()
+    try:
+        positional = parse_args(opts.flag_sets, argv)
+    except FlagError as err:
+        raise ValueError(str(err)) from None
+    if any(positional):
+        raise ValueError(f"the server takes flags only, got {positional}")
+    if opts.show_help or opts.version != "false":
+        raise ValueError("--help and --version print and exit: they start no server")
+    return opts
+
+
 def _ca_from_flags(args: list[str]) -> str:
     for i, arg in enumerate(args):
         if arg.startswith("--tls-cert-file="):
@@ -291,13 +314,9 @@ class _ThreadRunner:
 
     async def _serve(self) -> None:
         from ..apimachinery.field import aggregate_message
-        from ..cmd.options import ServerRunOptions
         from ..cmd.server import run
 
-        opts = ServerRunOptions.parse(
-            ["--data-dir", self.server.data_dir, "--secure-port", "0", *self.server.args]
-        )
-        completed = opts.complete()
+        completed = _server_options(self.server._command_args()).complete()
         errors = completed.validate()
         if errors:
             raise ValueError(aggregate_message(errors))
@@ -339,16 +358,7 @@ class _ProcessRunner:
         stale = os.path.join(self.server.data_dir, KUBECONFIG_NAME)
         if os.path.exists(stale):
             os.unlink(stale)
-        command = [
-            sys.executable,
-            "-m",
-            "kube_apiserver",
-            "--data-dir",
-            self.server.data_dir,
-            "--secure-port",
-            "0",
-            *self.server.args,
-        ]
+        command = [sys.executable, "-m", "kube_apiserver", *self.server._command_args()]
         with open(self.stdout_path, "wb") as out, open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(command, stdout=out, stderr=log, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + self.server.timeout
