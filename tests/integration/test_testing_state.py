@@ -223,6 +223,23 @@ def test_reset_brings_back_the_state_of_a_ready_server(srv: Server) -> None:
     assert srv.request("GET", "/api/v1/namespaces/default/services/kubernetes").status == 200
 
 
+def test_a_restore_gives_back_the_cluster_ips_and_node_ports_it_removes(srv: Server) -> None:
+    """The allocators' state lives in the store (the IPAddress objects, the node port range's bitmap), so it
+    follows the restore: a Service created after the snapshot leaves nothing allocated behind it."""
+    name = state.snapshot(srv)
+    service = {
+        "metadata": {"name": "snap-svc"},
+        "spec": {"type": "NodePort", "clusterIP": "10.0.0.77", "ports": [{"port": 80, "nodePort": 30777}]},
+    }
+    services = "/api/v1/namespaces/default/services"
+    ok(srv.request("POST", services, service))
+    state.restore(srv, name)
+    assert srv.request("GET", services + "/snap-svc").status == 404
+    again = ok(srv.request("POST", services, service))
+    assert again["spec"]["clusterIP"] == "10.0.0.77" and again["spec"]["ports"][0]["nodePort"] == 30777
+    state.restore(srv, name)
+
+
 def test_named_snapshots_are_bounded_and_errors_are_status(srv: Server) -> None:
     first = state.snapshot(srv, "snap-first")
     assert first == "snap-first" and "snap-first" in state.snapshots(srv)
