@@ -130,6 +130,7 @@ class APIServer:
         self.ca_file = ""
         self.token = ""
         self._runner: _ThreadRunner | _ProcessRunner | None = None
+        self._ssl_context: tuple[str, ssl.SSLContext] | None = None
 
     # ---- lifecycle ----
 
@@ -197,24 +198,41 @@ class APIServer:
             self.ca_file = _ca_from_flags(self.args) or self.ca_file
 
     def wait_ready(self, timeout: float | None = None) -> None:
-        """Until /readyz passes: every post-start hook (system namespaces, priority classes...) has run."""
+        """Until /readyz passes: every post-start hook (system namespaces, priority classes...) has run.
+        One kept-alive connection asks: a TLS handshake per poll would take CPU from the starting server."""
         deadline = time.monotonic() + (timeout or self.timeout)
-        while True:
-            try:
-                if self.request("GET", "/readyz").status == 200:
-                    return
-            except OSError:
-                pass
-            if self._runner is not None:
-                self._runner.check_alive()
-            if time.monotonic() > deadline:
-                raise TimeoutError("the server did not become ready")
-            time.sleep(0.01)
+        conn: http.client.HTTPSConnection | None = None
+        try:
+            while True:
+                try:
+                    conn = conn or self.connection(timeout=5)
+                    if self._exchange(conn, "GET", "/readyz", None, None, ADMIN).status == 200:
+                        return
+                except (OSError, http.client.HTTPException):
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+                if self._runner is not None:
+                    self._runner.check_alive()
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the server did not become ready")
+                time.sleep(0.01)
+        finally:
+            if conn is not None:
+                conn.close()
 
     # ---- clients ----
 
     def ssl_context(self) -> ssl.SSLContext:
-        return ssl.create_default_context(cafile=self.ca_file)
+        """A client context trusting the server's CA (made once: loading the CA file costs a few ms)."""
+        if self._ssl_context is None or self._ssl_context[0] != self.ca_file:
+            self._ssl_context = (self.ca_file, ssl.create_default_context(cafile=self.ca_file))
+        return self._ssl_context[1]
+
+    def connection(self, timeout: float = 30.0) -> http.client.HTTPSConnection:
+        """A new HTTPS connection to the server, verifying its certificate."""
+        host = self.url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
+        return http.client.HTTPSConnection(host, self.port, context=self.ssl_context(), timeout=timeout)
 
     def request(
         self,
@@ -227,20 +245,30 @@ class APIServer:
     ) -> Response:
         """One HTTPS request; `body` as bytes/str, or anything else as JSON. `token`: ADMIN (the admin's),
         another bearer token, or None for an anonymous request."""
-        host = self.url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
-        conn = http.client.HTTPSConnection(host, self.port, context=self.ssl_context(), timeout=timeout)
+        conn = self.connection(timeout)
+        try:
+            return self._exchange(conn, method, path, body, headers, token)
+        finally:
+            conn.close()
+
+    def _exchange(
+        self,
+        conn: http.client.HTTPSConnection,
+        method: str,
+        path: str,
+        body: Any,
+        headers: dict[str, str] | None,
+        token: str | None,
+    ) -> Response:
         hdrs = dict(headers or {})
         if token:
             hdrs["Authorization"] = f"Bearer {self.token if token == ADMIN else token}"
         if body is not None and not isinstance(body, bytes | str):
             body = json.dumps(body)
             hdrs.setdefault("Content-Type", "application/json")
-        try:
-            conn.request(method, path, body=body, headers=hdrs)
-            resp = conn.getresponse()
-            data = resp.read()
-        finally:
-            conn.close()
+        conn.request(method, path, body=body, headers=hdrs)
+        resp = conn.getresponse()
+        data = resp.read()
         return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
 
     def kubernetes_client(self) -> Any:
