@@ -294,3 +294,24 @@ def test_sqlite_commits_a_batch_writing_one_key_several_times_in_order(tmp_path:
             await kv.close()
 
     asyncio.run(main())
+
+
+def test_sqlite_reads_a_large_batch_s_keys_in_chunks(tmp_path: Any) -> None:
+    from kube_apiserver.storage.kv import CREATE, DELETE_KEY
+    from kube_apiserver.storage.sqlite import SQLiteKV
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            keys = [f"/registry/many/{i:04d}" for i in range(700)]  # more than one query's worth of keys
+            created = await kv.write_many([Write(CREATE, key, b"v") for key in keys])
+            assert all(r.succeeded for r in created)
+            again = await kv.write_many([Write(CREATE, key, b"w") for key in keys])
+            assert not any(r.succeeded for r in again) and all(r.current is not None for r in again)
+            deletes = [Write(DELETE_KEY, key, b"", r.revision) for key, r in zip(keys, created, strict=True)]
+            assert all(r.succeeded for r in await kv.write_many(deletes))
+            assert await kv.count("/registry/many/", prefix_end("/registry/many/")) == 0
+        finally:
+            await kv.close()
+
+    asyncio.run(main())

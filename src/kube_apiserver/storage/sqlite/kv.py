@@ -27,7 +27,7 @@ HISTORY_CHUNK = 1000
 MAX_BATCH = 1000
 MAX_INT64 = (1 << 63) - 1  # SQLite's integers
 COMPACT_BATCH_REVISIONS = 5_000  # a transaction takes tens of milliseconds
-SELECT_CHUNK = 500  # keys per query reading a batch's rows (SQLite bounds a statement's parameters)
+SELECT_CHUNK = 512  # keys per query reading a batch's rows (SQLite bounds a statement's parameters)
 
 
 @dataclass(slots=True)
@@ -218,6 +218,9 @@ class SQLiteKV:
         ordered = sorted(keys)
         for i in range(0, len(ordered), SELECT_CHUNK):
             chunk = ordered[i:i + SELECT_CHUNK]
+            # Padded to a power of two with its last key: a few statement texts, all kept in the connection's
+            # cache of prepared statements, whatever the batches' sizes.
+            chunk += chunk[-1:] * ((1 << (len(chunk) - 1).bit_length()) - len(chunk))
             for row in cur.execute(schema.select_current_of(len(chunk)), chunk):
                 state[row[0]] = _kv(row)
         return state
