@@ -179,7 +179,7 @@ _BIND_ADDRESS_HELP = (
 )
 _SECURE_PORT_HELP = (
     "The port on which to serve HTTPS with authentication and authorization. Unlike kube-apiserver, 0 serves on "
-    "an ephemeral port, shown in the \"Serving securely on\" log line and in the admin kubeconfig that "
+    'an ephemeral port, shown in the "Serving securely on" log line and in the admin kubeconfig that '
     "--data-dir holds once the port is bound. It cannot be switched off with 0."
 )
 _PERMIT_PORT_SHARING_HELP = (
