@@ -88,8 +88,8 @@ class Template:
     def create(cls, args: list[str] | tuple[str, ...] = (), directory: str | None = None) -> Template:
         """Bootstraps a server with `args` (SQLite storage: etcd keeps its data elsewhere) in `directory`."""
         data_dir = directory or tempfile.mkdtemp(prefix="kube-apiserver-template-")
-        with APIServer(args=args, data_dir=data_dir):
-            pass
+        with APIServer(args=args, data_dir=data_dir) as server:
+            _wait_for_quiet_cluster_roles(server)
         for name in (KUBECONFIG_NAME, "admin.token"):
             os.unlink(os.path.join(data_dir, name))
         return cls(data_dir)
@@ -99,6 +99,25 @@ class Template:
         if os.path.exists(data_dir) and os.listdir(data_dir):
             return
         shutil.copytree(self.directory, data_dir, dirs_exist_ok=True)
+
+
+CLUSTER_ROLES = "/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=1"
+QUIET_SECONDS = 0.2  # ClusterRoles unchanged this long: the aggregation controller is done
+SETTLE_LIMIT_SECONDS = 10.0
+
+
+def _wait_for_quiet_cluster_roles(server: APIServer) -> None:
+    """Until the aggregated ClusterRoles (admin, edit, view...) have their rules: the aggregation controller
+    fills them in after readiness. A template stopped earlier would make each copy redo those writes."""
+    deadline = time.monotonic() + SETTLE_LIMIT_SECONDS
+    last, quiet_since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        version = server.request("GET", CLUSTER_ROLES).json()["metadata"]["resourceVersion"]
+        if version != last:
+            last, quiet_since = version, time.monotonic()
+        elif time.monotonic() - quiet_since >= QUIET_SECONDS:
+            return
+        time.sleep(0.05)
 
 
 class APIServer:
