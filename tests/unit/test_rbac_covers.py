@@ -43,3 +43,12 @@ def test_compact_string():
     assert compact_string(PODS) == '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}'
     assert compact_string({"nonResourceURLs": ["/a\"b"], "resourceNames": ["n"], "verbs": ["*"]}) == (
         '{NonResourceURLs:["/a\\"b"], ResourceNames:["n"], Verbs:["*"]}')
+
+
+def test_a_rule_held_as_it_is_is_covered_as_its_breakdown_says():
+    """Comparing whole rules first (a shortcut) agrees with the breakdown, including for a rule with both
+    resource names and URLs, whose URL pieces the named rule itself does not cover."""
+    named = {"apiGroups": [""], "resources": ["pods"], "resourceNames": ["p"], "verbs": ["get"]}
+    assert covers([PODS, named], [named, PODS]) == (True, [])
+    odd = {"nonResourceURLs": ["/x"], "resourceNames": ["n"], "verbs": ["get"]}
+    assert covers([odd], [odd]) == (False, [{"nonResourceURLs": ["/x"], "verbs": ["get"]}])

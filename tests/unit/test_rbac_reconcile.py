@@ -47,3 +47,23 @@ def test_bindings():
     moved = {**expected, "roleRef": {**expected["roleRef"], "name": "other"}}
     assert reconcile_binding(moved, expected).operation == RECREATE
     assert reconcile_binding(expected, expected).operation == NONE
+
+
+def test_reconciling_leaves_the_stored_objects_as_they_were():
+    """The result is a copy of what changes: the stored role and binding read from the API stay as read."""
+    import copy
+
+    existing = {"metadata": {"name": "r", "labels": {"team": "x"}}, "rules": [GET],
+                "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"a": "b"}}]}}
+    expected = {"metadata": META, "rules": [GET, {"nonResourceURLs": ["/x"], "verbs": ["get"]}],
+                "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"c": "d"}}]}}
+    before = copy.deepcopy(existing)
+    result = reconcile_role(existing, expected)
+    assert result.operation == UPDATE and existing == before
+    assert result.obj["metadata"]["labels"] == {"kubernetes.io/bootstrapping": "rbac-defaults", "team": "x"}
+    assert len(result.obj["aggregationRule"]["clusterRoleSelectors"]) == 2 and len(result.obj["rules"]) == 2
+    binding = {"metadata": {"name": "b"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+               "name": "r"}, "subjects": [{"kind": "User", "name": "u"}]}
+    wanted = {**binding, "metadata": META, "subjects": [{"kind": "Group", "name": "g"}]}
+    before = copy.deepcopy(binding)
+    assert reconcile_binding(binding, wanted).operation == UPDATE and binding == before

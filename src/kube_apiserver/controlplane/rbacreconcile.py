@@ -27,6 +27,13 @@ class Result:
     missing: list[Any] = field(default_factory=list)
 
 
+def _writable_copy(existing: Object) -> Object:
+    """What reconciling may change of the stored object: its top-level fields and metadata's are replaced, never
+    changed in place, so copying those two levels is enough (a deep copy of every role was most of a restart's
+    reconcile time)."""
+    return {**existing, "metadata": dict(existing.get("metadata") or {})}
+
+
 def _protected(existing: Object) -> bool:
     return ((existing.get("metadata") or {}).get("annotations") or {}).get(AUTOUPDATE_ANNOTATION) == "false"
 
@@ -57,7 +64,7 @@ def _missing_selectors(existing: list[Object] | None, expected: list[Object] | N
 
 def reconcile_role(existing: Object, expected: Object) -> Result:
     """computeReconciledRole without removing extra permissions."""
-    result = Result(copy.deepcopy(existing), protected=_protected(existing))
+    result = Result(_writable_copy(existing), protected=_protected(existing))
     _merge_metadata(result, existing, expected)
     _, result.missing = covers(list(existing.get("rules") or []), list(expected.get("rules") or []))
     if result.missing:
@@ -90,7 +97,7 @@ def reconcile_binding(existing: Object, expected: Object) -> Result:
     if _role_ref_key(existing) != _role_ref_key(expected):
         # roleRef is immutable: the binding is reset completely
         return Result(copy.deepcopy(expected), RECREATE, protected)
-    result = Result(copy.deepcopy(existing), protected=protected)
+    result = Result(_writable_copy(existing), protected=protected)
     _merge_metadata(result, existing, expected)
     have = {_subject_key(s) for s in existing.get("subjects") or []}
     result.missing = [s for s in expected.get("subjects") or [] if _subject_key(s) not in have]
