@@ -61,6 +61,8 @@ def main() -> None:
     ):
         starts, _ = timed_runs(make, max(1, runs // 2))
         print(line(f"{label}: start to ready", starts))
+    pki.remove()
+    template.remove()
     print("published start times:")
     for tool, figure in PUBLISHED:
         print(f"  {tool:<44} {figure}")

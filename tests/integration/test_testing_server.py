@@ -20,9 +20,8 @@ def template() -> Iterator[Template]:
     """One bootstrapped data dir the quick servers of this module start from."""
     made = Template.create()
     yield made
-    import shutil
-
-    shutil.rmtree(made.directory, ignore_errors=True)
+    made.remove()
+    assert not os.path.exists(made.directory)
 
 
 def refuses_connections(port: int) -> bool:
@@ -134,6 +133,8 @@ def test_servers_sharing_a_pki_trust_one_ca() -> None:
             assert a.read() == b.read()
         context = ssl.create_default_context(cafile=first.ca_file)  # one CA verifies both
         assert context and second.request("GET", "/readyz").status == 200
+    pki.remove()
+    assert not os.path.exists(pki.directory)
 
 
 def test_subprocess_mode_with_secure_port_zero(tmp_path) -> None:
