@@ -94,7 +94,11 @@ def install_crds(
     server: _Server, *paths: str | os.PathLike[str], timeout: float = 60.0
 ) -> list[dict[str, Any]]:
     """Applies every CRD in `paths` and returns once all are served; the CRDs as the server holds them."""
-    crds = read_crds(*paths)
+    return apply_crds(server, read_crds(*paths), timeout)
+
+
+def apply_crds(server: _Server, crds: list[dict[str, Any]], timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Applies these CRD objects and returns once all are served; the CRDs as the server holds them."""
     for crd in crds:
         apply_crd(server, crd)
     deadline = time.monotonic() + timeout

@@ -2,8 +2,9 @@
 registers it (the `pytest11` entry point "kube_apiserver"; `-p no:kube_apiserver` turns it off). It starts
 nothing until a test asks for one of its fixtures.
 
-Fixtures, each an `APIServer` (`.url`, `.kubeconfig`, `.token`, `.ca_file`, `.request(...)`,
-`.kubernetes_client()`), started in this process on an ephemeral port with its own temporary data dir:
+Fixtures, each a started `APIServer` (`.url`, `.kubeconfig`, `.token`, `.ca_file`, `.request(...)`,
+`.kubernetes_client()`) on an ephemeral port with its own temporary data dir, in this process unless the
+mode says "subprocess":
 
 - `kube_apiserver`: a fresh server for this test alone, stopped after it: nothing another test did is
   seen. The `kube_apiserver` marks on the test, its class and its module configure it.
@@ -16,16 +17,19 @@ Fixtures, each an `APIServer` (`.url`, `.kubeconfig`, `.token`, `.ca_file`, `.re
   server bootstrapped once per distinct command line and copied into each server's data dir, so the
   fixtures' servers start as a restart does (~0.2 s instead of ~1 s).
 
-The options configure every server the plugin starts (command line first, else the ini value):
+The options configure every server the plugin starts; a command-line option replaces the ini value:
 
-    --kube-apiserver-crds PATH              kube_apiserver_crds = PATH ...     (repeatable; relative to the
-                                                                                current dir / the ini file)
-    --kube-apiserver-admission-plugins A,B  kube_apiserver_admission_plugins = A,B
+    command line                                     ini ([pytest] section)
+    --kube-apiserver-crds PATH (repeatable)          kube_apiserver_crds = PATH ...
+    --kube-apiserver-admission-plugins A,B           kube_apiserver_admission_plugins = A,B
     --kube-apiserver-disable-admission-plugins A,B   kube_apiserver_disable_admission_plugins = A,B
-    --kube-apiserver-authorization-mode M   kube_apiserver_authorization_mode = RBAC
-    --kube-apiserver-controllers A,B        kube_apiserver_controllers = A,B
-    --kube-apiserver-arg=--FLAG=VALUE       kube_apiserver_args = --FLAG=VALUE ...   (repeatable)
-    --kube-apiserver-mode subprocess        kube_apiserver_mode = thread|subprocess
+    --kube-apiserver-authorization-mode RBAC         kube_apiserver_authorization_mode = RBAC
+    --kube-apiserver-controllers A,B                 kube_apiserver_controllers = A,B
+    --kube-apiserver-arg=--FLAG=VALUE (repeatable)   kube_apiserver_args = --FLAG=VALUE ...
+    --kube-apiserver-mode subprocess                 kube_apiserver_mode = subprocess
+
+CRD paths are relative to the current directory on the command line, to the ini file's directory in it.
+`--kube-apiserver-controllers=` (empty) runs no controller; an empty ini value leaves the default.
 
 The mark adds to them for the servers it configures; all its arguments are optional:
 
@@ -272,11 +276,12 @@ class ServerSeeds:
 
 
 def _serve(settings: ServerSettings, seeds: ServerSeeds) -> Iterator[APIServer]:
-    from .crds import install_crds
+    from .crds import apply_crds, read_crds
 
+    crds = read_crds(*settings.crds)  # a missing or malformed file fails the test before a server starts
     with seeds.server(settings) as server:
-        if settings.crds:
-            install_crds(server, *settings.crds)
+        if crds:
+            apply_crds(server, crds)
         yield server
 
 

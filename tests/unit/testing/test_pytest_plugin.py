@@ -12,6 +12,7 @@ import pytest
 
 from kube_apiserver.testing import crds
 from kube_apiserver.testing.pytest_plugin import ServerSeeds, ServerSettings, settings_from_options
+from kube_apiserver.testing.server import Response
 
 pytest_plugins = ["pytester"]
 
@@ -126,3 +127,42 @@ def test_loading_the_plugin_loads_no_server() -> None:
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "['kube_apiserver.testing']"
+
+
+class FakeServer:
+    """Answers the CRD calls: the apply with `apply_status`, then the CRD Established from the second look."""
+
+    def __init__(self, apply_status: int = 201):
+        self.apply_status = apply_status
+        self.looks = 0
+        self.calls: list[tuple[str, str]] = []
+
+    def request(self, method: str, path: str, body=None, headers=None) -> Response:
+        self.calls.append((method, path))
+        if method == "PATCH":
+            answer = {"message": "is invalid"} if self.apply_status >= 400 else json.loads(body)
+            return Response(self.apply_status, {}, json.dumps(answer).encode())
+        if path.startswith(crds.CRDS_PATH):
+            self.looks += 1
+            established = {"type": "Established", "status": "True" if self.looks > 1 else "False"}
+            served = {**widget_crd(), "status": {"conditions": [established]}}
+            return Response(200, {}, json.dumps(served).encode())
+        return Response(200, {}, json.dumps({"resources": [{"name": "widgets"}]}).encode())
+
+
+def widget_crd() -> dict:
+    spec = {
+        "group": "example.com",
+        "names": {"plural": "widgets"},
+        "versions": [{"name": "v1", "served": True}],
+    }
+    return {**crd("widgets.example.com"), "spec": spec}
+
+
+def test_apply_crds_waits_until_established_and_discovered() -> None:
+    server = FakeServer()
+    crds.apply_crds(server, [widget_crd()])
+    assert server.looks == 2 and server.calls[-1] == ("GET", "/apis/example.com/v1")
+    assert "fieldManager=kube-apiserver-testing&force=true" in server.calls[0][1]  # server-side apply
+    with pytest.raises(crds.CRDInstallError, match="'widgets.example.com' was refused: 422 is invalid"):
+        crds.apply_crds(FakeServer(apply_status=422), [widget_crd()])
