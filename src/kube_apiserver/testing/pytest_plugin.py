@@ -53,6 +53,7 @@ quieter, faster server.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -286,9 +287,12 @@ def _serve(settings: ServerSettings, seeds: ServerSeeds) -> Iterator[APIServer]:
 
 
 @pytest.fixture(scope="session")
-def kube_apiserver_seeds(tmp_path_factory: pytest.TempPathFactory) -> ServerSeeds:
+def kube_apiserver_seeds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerSeeds]:
     """The templates (or PKI) the session's servers start from, made when a server first needs one."""
-    return ServerSeeds(tmp_path_factory.mktemp("kube-apiserver-seeds"))
+    directory = tmp_path_factory.mktemp("kube-apiserver-seeds")
+    yield ServerSeeds(directory)
+    # each template is a whole store: pytest keeps its last runs' temporary directories, not these
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
