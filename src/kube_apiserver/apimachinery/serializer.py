@@ -72,7 +72,7 @@ _STARTS_OBJECT = re.compile(rb"[ \t\r\n]*\{")
 
 def decode_yaml(body: bytes) -> Any:
     try:
-        deep_json = _deep_json(body)
+        deep_json = _deep_json(body) or _shallow_json(body)
         if deep_json is not None:
             return deep_json[0]
         yamllimits.check(body)  # before PyYAML builds what Go would refuse to
@@ -106,6 +106,28 @@ def _deep_json(body: bytes) -> tuple[Any] | None:
         if isinstance(err, yamllimits.YAMLLimitError):
             raise
         return None
+
+
+# An integer of 19 digits or more: past 64 bits, orjson reads it as a float where YAML keeps every digit.
+_LONG_INTEGER = re.compile(rb"[0-9]{19,}")
+
+
+def _shallow_json(body: bytes) -> tuple[Any] | None:
+    """(the document,) for a JSON object of at most JSON_FAST_PATH_DEPTH brackets that YAML would read the same
+    (the conditions of _deep_json, and no integer orjson reads otherwise); None for anything else. Clients send
+    server-side apply configurations as JSON (client-go's Apply, the server's own controllers): orjson reads
+    them ~50 times faster than PyYAML, whose reading of a JSON document gives the same objects."""
+    if not _STARTS_OBJECT.match(body) or body.count(b"{") + body.count(b"[") > JSON_FAST_PATH_DEPTH:
+        return None
+    if _YAML_READS_OTHERWISE.search(body):
+        return None
+    unquoted = deepjson.outside_strings(body)
+    if _EXPONENT.search(unquoted) or _LONG_INTEGER.search(unquoted):
+        return None
+    try:
+        return (orjson.loads(body),)
+    except orjson.JSONDecodeError:
+        return None  # not JSON: YAML's reading, and its errors
 
 
 _JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
