@@ -120,7 +120,8 @@ class PolicyEnsurer:
         meta = expected["metadata"]
         existing = await self._get(resource, meta["name"], meta.get("namespace", ""))
         compute = reconcile_binding if resource.endswith("bindings") else reconcile_role
-        result = Result(copy.deepcopy(expected), CREATE) if existing is None else compute(existing, expected)
+        # the policy's objects are built for this run and the client only serializes them: no copy to create one
+        result = Result(expected, CREATE) if existing is None else compute(existing, expected)
         if result.protected:
             if result.operation != NONE:
                 log.warning(
