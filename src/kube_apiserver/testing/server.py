@@ -116,7 +116,9 @@ class Template:
 
 
 CLUSTER_ROLES = "/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=1"
-QUIET_SECONDS = 0.2  # ClusterRoles unchanged this long: the aggregation controller is done
+# ClusterRoles unchanged this long: the aggregation controller is done. It starts once the controllers hold
+# their leader lease, a few hundred milliseconds after readiness: a shorter wait saw no change yet.
+QUIET_SECONDS = 1.0
 SETTLE_LIMIT_SECONDS = 10.0
 
 
