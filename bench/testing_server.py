@@ -37,7 +37,7 @@ def timed_runs(make: Callable[[], APIServer], runs: int) -> tuple[list[float], l
 
 def line(label: str, values: list[float]) -> str:
     return (
-        f"{label:<46} best {min(values) * 1000:7.0f} ms   median {statistics.median(values) * 1000:7.0f} ms"
+        f"{label:<56} best {min(values) * 1000:5.0f} ms   median {statistics.median(values) * 1000:5.0f} ms"
     )
 
 
@@ -45,7 +45,7 @@ def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     began = time.perf_counter()
     APIServer().start().stop()
-    print(f"{'first start and stop (imports the server)':<46} {(time.perf_counter() - began) * 1000:7.0f} ms")
+    print(f"{'first start and stop (imports the server)':<56} {(time.perf_counter() - began) * 1000:5.0f} ms")
     pki, template = PKI.create(), Template.create()
     for label, make in (
         ("thread, fresh data dir", lambda: APIServer()),
@@ -65,7 +65,7 @@ def main() -> None:
     template.remove()
     print("published start times:")
     for tool, figure in PUBLISHED:
-        print(f"  {tool:<44} {figure}")
+        print(f"  {tool:<54} {figure}")
 
 
 if __name__ == "__main__":
