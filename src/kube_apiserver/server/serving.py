@@ -75,6 +75,37 @@ class _Server(uvicorn.Server):
         await super().startup(sockets=sockets)
         self.listening.set()
 
+    async def main_loop(self) -> None:
+        """uvicorn's loop (on_tick every 0.1 s: the Date header, the exit flags), woken by request_exit() so a
+        stop does not wait up to a tick for the next look at should_exit."""
+        self.exit_requested = asyncio.Event()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.exit_requested.wait(), 0.1)
+            should_exit = await self.on_tick(counter)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's shutdown pauses 0.1 s for the open connections to finish; with none open (and so no request
+        task) there is nothing to wait for: stop listening and return."""
+        if self.server_state.connections or self.server_state.tasks:
+            await super().shutdown(sockets=sockets)
+            return
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        await self.lifespan.shutdown()
+
+    def request_exit(self, force: bool = False) -> None:
+        self.should_exit = True
+        self.force_exit = self.force_exit or force
+        exit_requested = getattr(self, "exit_requested", None)
+        if exit_requested is not None:
+            exit_requested.set()
+
 
 @dataclass
 class HTTPServer:
@@ -86,13 +117,14 @@ class HTTPServer:
     async def shutdown(self) -> None:
         """Stop accepting, let in-flight requests finish, then close every connection: an idle client
         that never reads its EOF must not hold the process (TLS close waits for the peer otherwise)."""
-        self.server.should_exit = True
+        self.server.request_exit()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + GRACEFUL_SHUTDOWN_SECONDS
         while self.app.inflight and loop.time() < deadline:
             await asyncio.sleep(0.05)
-        await asyncio.sleep(0.1)  # the last responses leave their buffers
-        self.server.force_exit = True
+        if self.server.server_state.connections:
+            await asyncio.sleep(0.1)  # the last responses leave their buffers (none to wait for without a client)
+        self.server.request_exit(force=True)
         for connection in list(self.server.server_state.connections):
             connection.transport.abort()
         await self.task
