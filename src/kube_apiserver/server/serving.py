@@ -122,8 +122,8 @@ class HTTPServer:
         deadline = loop.time() + GRACEFUL_SHUTDOWN_SECONDS
         while self.app.inflight and loop.time() < deadline:
             await asyncio.sleep(0.05)
-        if self.server.server_state.connections:
-            await asyncio.sleep(0.1)  # the last responses leave their buffers (none to wait for without a client)
+        if self.server.server_state.connections:  # the last responses leave their buffers (none without a client)
+            await asyncio.sleep(0.1)
         self.server.request_exit(force=True)
         for connection in list(self.server.server_state.connections):
             connection.transport.abort()
