@@ -121,7 +121,7 @@ def test_module_server_is_the_modules_own(kube_apiserver_module):
     assert kube_apiserver_module.request("GET", CONFIGMAPS + "/shared").status == 404
 
 
-@pytest.mark.kube_apiserver(disable_admission_plugins=["ServiceAccount"])
+@pytest.mark.kube_apiserver(disable_admission_plugins=["ServiceAccount"], authorization_mode="AlwaysAllow")
 def test_fresh_server_starts_empty(kube_apiserver):
     assert kube_apiserver.request("GET", CONFIGMAPS + "/shared").status == 404
     assert kube_apiserver.request("GET", CONFIGMAPS, headers=AS_JANE).status == 200  # AlwaysAllow

@@ -43,9 +43,8 @@ def test_thread_mode_serves_and_stops_cleanly() -> None:
         created = server.request("POST", "/api/v1/namespaces/default/configmaps", CONFIGMAP)
         assert isinstance(created, Response) and created.status == 201, created.body
         assert created.json()["data"] == {"k": "v"}
-        assert (
-            server.request("GET", "/api/v1/namespaces", token=None).status == 401
-        )  # anonymous: public paths only
+        # anonymous: system:anonymous under RBAC (the library's default), refused but for public paths
+        assert server.request("GET", "/api/v1/namespaces", token=None).status == 403
         assert server.request("GET", "/version", token=None).status == 200
         assert server.request("GET", "/api/v1/namespaces", token="not-a-token").status == 401
         thread, data_dir = server._runner.thread, server.data_dir  # type: ignore[union-attr]
@@ -158,3 +157,36 @@ def test_subprocess_mode_removes_its_temporary_data_dir(template: Template) -> N
         assert server.request("GET", "/readyz").status == 200
     assert not os.path.exists(server.data_dir)
     assert refuses_connections(server.port)
+
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+PODS = "/api/v1/namespaces/default/pods"
+
+
+def test_the_test_tools_are_the_servers_methods(template: Template) -> None:
+    """Snapshots, users under RBAC, faults and the request history, through the server object alone."""
+    with APIServer(template=template) as server:
+        before = server.snapshot()
+        assert server.request("POST", CONFIGMAPS, CONFIGMAP).status == 201
+        server.restore(before)
+        assert server.request("GET", f"{CONFIGMAPS}/probe").status == 404
+
+        alice = server.create_user("alice", ["dev"])
+        assert alice.request("GET", PODS).status == 403  # RBAC by default, as envtest
+        server.grant(alice, [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}], namespace="default")
+        assert alice.request("GET", PODS).status == 200
+
+        with server.injected(verb="get", resource="configmaps", name="kube-root-ca.crt", status=409, count=1):
+            assert server.request("GET", f"{CONFIGMAPS}/kube-root-ca.crt").status == 409
+            assert server.request("GET", f"{CONFIGMAPS}/kube-root-ca.crt").status == 200  # count=1
+        assert server.requests(user="alice", resource="pods").statuses() == [403, 200]
+
+        assert server.request("POST", CONFIGMAPS, CONFIGMAP).status == 201
+        server.reset()
+        assert server.request("GET", f"{CONFIGMAPS}/probe").status == 404
+
+
+def test_without_test_tools_the_server_is_the_commands(template: Template) -> None:
+    with APIServer(template=template, testing_tools=False, args=["--authorization-mode=AlwaysAllow"]) as server:
+        assert server.request("POST", "/debug/testing/snapshots").status == 404
+        assert "--client-ca-file" not in " ".join(server._command_args())

@@ -5,6 +5,10 @@ subprocess, on an ephemeral port, with its data in a temporary directory unless 
         server.request("GET", "/api/v1/namespaces").json()
         kubernetes.client.CoreV1Api(server.kubernetes_client()).list_namespace()
 
+Authorization: RBAC unless `args` say otherwise (as envtest runs kube-apiserver; the command's own default is
+AlwaysAllow, as kube-apiserver's): the admin is in system:masters, users made by `create_user` are refused
+until granted.
+
 Controllers: the server's own default (every embedded controller, `--controllers=*`), so a test sees the
 cluster move as it would in a real one (namespaces emptied, garbage collected, deployments rolled out). Pass
 `--controllers=...` in `args` to pick them (e.g. `--controllers=garbagecollector,namespace`).
@@ -41,6 +45,8 @@ ADMIN = "admin"  # request(token=ADMIN): the admin bearer token
 KUBECONFIG_NAME = "admin.kubeconfig"
 SERVING_LINE = "kube-apiserver is serving on "  # what the command prints once it serves (cmd/server.py)
 PKI_DIR = "pki"
+CLIENT_CA_DIR = "testing-client-ca"  # in the data dir: the CA create_user signs client certificates with
+TESTING_ENDPOINTS_FLAG = "--enable-testing-endpoints"
 
 
 @dataclass
@@ -148,6 +154,7 @@ class APIServer:
         pki: PKI | None = None,
         template: Template | None = None,
         timeout: float = 60.0,
+        testing_tools: bool = True,
     ):
         if mode not in ("thread", "subprocess"):
             raise ValueError(f"mode must be 'thread' or 'subprocess', not {mode!r}")
@@ -156,6 +163,8 @@ class APIServer:
         self.pki = pki
         self.template = template
         self.timeout = timeout
+        self.testing_tools = testing_tools
+        self.client_ca_dir = ""  # set at start when testing_tools: create_user finds the CA here
         self.data_dir = data_dir or ""
         self._owns_data_dir = data_dir is None
         self.url = ""
@@ -172,7 +181,7 @@ class APIServer:
     def start(self) -> APIServer:
         if self._runner is not None:
             raise RuntimeError("the server is already started")
-        _server_options(self._command_args())  # a bad command line fails here, in the caller's thread
+        _server_options([*self.args])  # a bad command line fails here, in the caller's thread
         if self._owns_data_dir:
             self.data_dir = tempfile.mkdtemp(prefix="kube-apiserver-")
         if self.template is not None:
@@ -219,7 +228,26 @@ class APIServer:
         await asyncio.to_thread(self.stop)
 
     def _command_args(self) -> list[str]:
-        return ["--data-dir", self.data_dir, "--secure-port", "0", *self.args]
+        return ["--data-dir", self.data_dir, "--secure-port", "0", *self._default_args(), *self._tool_args(),
+                *self.args]
+
+    def _default_args(self) -> list[str]:
+        given = " ".join(self.args)
+        return [] if "--authorization-mode" in given or "--authorization-config" in given else [
+            "--authorization-mode=RBAC"]
+
+    def _tool_args(self) -> list[str]:
+        """--enable-testing-endpoints and a client CA (an EC key: ~1 ms), unless the caller set them."""
+        if not self.testing_tools:
+            return []
+        given = " ".join(self.args)
+        args = [] if TESTING_ENDPOINTS_FLAG in given else [TESTING_ENDPOINTS_FLAG]
+        if "--client-ca-file" not in given and self.data_dir:
+            from .users import client_ca_args
+
+            self.client_ca_dir = os.path.join(self.data_dir, CLIENT_CA_DIR)
+            args += client_ca_args(self.client_ca_dir)
+        return args
 
     def _read_kubeconfig(self) -> None:
         self.kubeconfig = os.path.join(self.data_dir, KUBECONFIG_NAME)
@@ -316,6 +344,75 @@ class APIServer:
         configuration.verify_ssl = True
         configuration.api_key = {"authorization": f"Bearer {self.token}"}
         return kubernetes.client.ApiClient(configuration)
+
+    # ---- test tools (testing_tools=True) ----
+
+    def snapshot(self, name: str = "") -> str:
+        """Keeps the whole store as it is now, under `name` (or a generated one); returns the name."""
+        from . import state
+
+        return state.snapshot(self, name)
+
+    def restore(self, name: str) -> dict[str, Any]:
+        """Writes the store back to snapshot `name` (watchers see the changes; resourceVersions move on)."""
+        from . import state
+
+        return state.restore(self, name)
+
+    def reset(self) -> dict[str, Any]:
+        """Writes the store back to what it held when the server became ready."""
+        from . import state
+
+        return state.reset(self)
+
+    def inject(self, **rule: Any) -> str:
+        """A fault rule (testing/faults.py rule_body: verb, resource, namespace, name, user, status, latency,
+        watch, count, probability, seed...); returns its id."""
+        from . import faults
+
+        return faults.inject(self, **rule)
+
+    def injected(self, **rule: Any) -> Any:
+        """inject() as a context manager: the rule is removed on exit."""
+        from . import faults
+
+        return faults.injected(self, **rule)
+
+    def clear_faults(self) -> None:
+        from . import faults
+
+        faults.clear(self)
+
+    def requests(self, since: int = 0, **filters: Any) -> Any:
+        """The requests the server answered (a RequestList, oldest first), filtered by user, verb, group,
+        resource, subresource, namespace, name."""
+        from . import history
+
+        return history.requests(self, since=since, **filters)
+
+    def create_user(self, name: str, groups: list[str] | tuple[str, ...] = (), **options: Any) -> Any:
+        """A User with a client certificate and a token: kubeconfig, raw-HTTP headers, kubernetes client."""
+        from . import users
+
+        return users.create_user(self, name, groups, **options)
+
+    def grant(self, subject: Any, rules: list[dict[str, Any]] | None = None, **options: Any) -> str:
+        """Binds rules (or cluster_role=) to a user or group and waits until the authorizer applies them."""
+        from . import users
+
+        return users.grant(self, subject, rules, **options)
+
+    def admission_webhook(self, function: Any, **options: Any) -> Any:
+        """A context manager serving `function` as a validating (or mutating=True) admission webhook."""
+        from . import webhooks
+
+        return webhooks.admission_webhook(self, function, **options)
+
+    def conversion_webhook(self, convert: Any, **options: Any) -> Any:
+        """A context manager serving `convert(object, api_version)` as a CRD conversion webhook."""
+        from . import webhooks
+
+        return webhooks.conversion_webhook(self, convert, **options)
 
 
 def _server_options(argv: list[str]) -> Any:
