@@ -15,33 +15,18 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
 import yaml
+
+from .serverlike import ResponseLike, ServerLike
 
 CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 CRD_KIND = "CustomResourceDefinition"
 CRD_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 FIELD_MANAGER = "kube-apiserver-testing"
 POLL_INTERVAL = 0.02  # seconds between two looks at a CRD's conditions and discovery
-
-
-class _Response(Protocol):
-    status: int
-    body: bytes
-
-    def json(self) -> Any: ...
-
-
-class _Server(Protocol):
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        headers: dict[str, str] | None = None,
-    ) -> _Response: ...
 
 
 class CRDInstallError(RuntimeError):
@@ -91,13 +76,13 @@ def _documents(file: str) -> Iterator[dict[str, Any]]:
 
 
 def install_crds(
-    server: _Server, *paths: str | os.PathLike[str], timeout: float = 60.0
+    server: ServerLike, *paths: str | os.PathLike[str], timeout: float = 60.0
 ) -> list[dict[str, Any]]:
     """Applies every CRD in `paths` and returns once all are served; the CRDs as the server holds them."""
     return apply_crds(server, read_crds(*paths), timeout)
 
 
-def apply_crds(server: _Server, crds: list[dict[str, Any]], timeout: float = 60.0) -> list[dict[str, Any]]:
+def apply_crds(server: ServerLike, crds: list[dict[str, Any]], timeout: float = 60.0) -> list[dict[str, Any]]:
     """Applies these CRD objects and returns once all are served; the CRDs as the server holds them."""
     for crd in crds:
         apply_crd(server, crd)
@@ -105,7 +90,7 @@ def apply_crds(server: _Server, crds: list[dict[str, Any]], timeout: float = 60.
     return [wait_for_crd(server, crd, deadline) for crd in crds]
 
 
-def apply_crd(server: _Server, crd: dict[str, Any]) -> dict[str, Any]:
+def apply_crd(server: ServerLike, crd: dict[str, Any]) -> dict[str, Any]:
     name = crd["metadata"]["name"]
     response = server.request(
         "PATCH",
@@ -118,7 +103,7 @@ def apply_crd(server: _Server, crd: dict[str, Any]) -> dict[str, Any]:
     return response.json()
 
 
-def wait_for_crd(server: _Server, crd: dict[str, Any], deadline: float) -> dict[str, Any]:
+def wait_for_crd(server: ServerLike, crd: dict[str, Any], deadline: float) -> dict[str, Any]:
     """Polls until the CRD is Established and discovery lists its resource in every served version."""
     name = crd["metadata"]["name"]
     while True:
@@ -139,7 +124,7 @@ def _established(crd: dict[str, Any]) -> bool:
     return any(c.get("type") == "Established" and c.get("status") == "True" for c in _conditions(crd))
 
 
-def _discoverable(server: _Server, crd: dict[str, Any]) -> bool:
+def _discoverable(server: ServerLike, crd: dict[str, Any]) -> bool:
     spec = crd["spec"]
     plural = spec["names"]["plural"]
     for version in spec["versions"]:
@@ -153,7 +138,7 @@ def _discoverable(server: _Server, crd: dict[str, Any]) -> bool:
     return True
 
 
-def _message(response: _Response) -> str:
+def _message(response: ResponseLike) -> str:
     try:
         return f"{response.status} {response.json().get('message', '')}"
     except ValueError:

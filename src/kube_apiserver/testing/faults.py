@@ -23,30 +23,19 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
+
+from .serverlike import ResponseLike, ServerLike
 
 FAULTS_PATH = "/debug/testing/faults"
 JSON_HEADERS = {"Content-Type": "application/json"}
 
 
-class _Response(Protocol):
-    status: int
-    body: bytes
-
-    def json(self) -> Any: ...
-
-
-class _Server(Protocol):
-    def request(
-        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
-    ) -> Any: ...
-
-
 class FaultError(RuntimeError):
     """The server refused a fault request (a bad rule, an unknown id, testing endpoints not enabled)."""
 
-    def __init__(self, action: str, resp: _Response):
+    def __init__(self, action: str, resp: ResponseLike):
         self.status = resp.status
         try:
             message = resp.json().get("message", "")
@@ -55,7 +44,7 @@ class FaultError(RuntimeError):
         super().__init__(f"{action}: {resp.status} {message}")
 
 
-def _checked(resp: _Response, action: str, ok: int = 200) -> _Response:
+def _checked(resp: ResponseLike, action: str, ok: int = 200) -> ResponseLike:
     if resp.status != ok:
         raise FaultError(action, resp)
     return resp
@@ -92,36 +81,36 @@ def rule_body(
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def inject(server: _Server, **rule: Any) -> str:
+def inject(server: ServerLike, **rule: Any) -> str:
     """Adds a rule (rule_body's keywords); returns its id."""
     body = json.dumps(rule_body(**rule)).encode()
     resp = _checked(server.request("POST", FAULTS_PATH, body, JSON_HEADERS), "inject fault", ok=201)
     return resp.json()["id"]
 
 
-def remove(server: _Server, rule_id: str) -> None:
+def remove(server: ServerLike, rule_id: str) -> None:
     _checked(server.request("DELETE", f"{FAULTS_PATH}/{quote(rule_id, safe='')}"), f"remove fault {rule_id}")
 
 
-def clear(server: _Server) -> None:
+def clear(server: ServerLike) -> None:
     """Removes every rule."""
     _checked(server.request("DELETE", FAULTS_PATH), "clear faults")
 
 
-def rules(server: _Server) -> list[dict[str, Any]]:
+def rules(server: ServerLike) -> list[dict[str, Any]]:
     """The rules in the order they apply, each with `applied` (how often it fired) and, with a count,
     `remaining`."""
     return _checked(server.request("GET", FAULTS_PATH), "list faults").json()["items"]
 
 
-def get(server: _Server, rule_id: str) -> dict[str, Any]:
+def get(server: ServerLike, rule_id: str) -> dict[str, Any]:
     return _checked(
         server.request("GET", f"{FAULTS_PATH}/{quote(rule_id, safe='')}"), f"get fault {rule_id}"
     ).json()
 
 
 @contextlib.contextmanager
-def injected(server: _Server, **rule: Any) -> Iterator[str]:
+def injected(server: ServerLike, **rule: Any) -> Iterator[str]:
     """A rule for the block's duration: its id inside, removed at the end (if still there)."""
     rule_id = inject(server, **rule)
     try:
@@ -131,16 +120,16 @@ def injected(server: _Server, **rule: Any) -> Iterator[str]:
             remove(server, rule_id)
 
 
-def drop_watch(server: _Server, after_events: int = 0, **match: Any) -> str:
+def drop_watch(server: ServerLike, after_events: int = 0, **match: Any) -> str:
     """Matching watches end after `after_events` events (a client reconnects from its last resourceVersion)."""
     return inject(server, watch="drop", after_events=after_events, **match)
 
 
-def expire_watch(server: _Server, after_events: int = 0, **match: Any) -> str:
+def expire_watch(server: ServerLike, after_events: int = 0, **match: Any) -> str:
     """Matching watches end with a 410 Expired ERROR event after `after_events` events (a client relists)."""
     return inject(server, watch="expire", after_events=after_events, **match)
 
 
-def fail_writes(server: _Server, **match: Any) -> str:
+def fail_writes(server: ServerLike, **match: Any) -> str:
     """Matching writes fail at the commit (500, etcd's "request timed out"), after admission and validation."""
     return inject(server, fail_write=True, **match)

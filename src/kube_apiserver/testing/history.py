@@ -21,17 +21,13 @@ import contextlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlencode
+
+from .serverlike import ServerLike
 
 REQUESTS_PATH = "/debug/testing/requests"
 FILTERS = ("user", "verb", "group", "version", "resource", "subresource", "namespace", "name")
-
-
-class _Server(Protocol):
-    def request(
-        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
-    ) -> Any: ...
 
 
 class HistoryError(RuntimeError):
@@ -128,7 +124,7 @@ class RequestList(list[RecordedRequest]):
         return "\n".join(str(r) for r in self) or "(none)"
 
 
-def _query(server: _Server, since: int, limit: int, wanted: dict[str, str]) -> dict[str, Any]:
+def _query(server: ServerLike, since: int, limit: int, wanted: dict[str, str]) -> dict[str, Any]:
     unknown = set(wanted) - set(FILTERS)
     if unknown:
         raise TypeError(f"unknown filters {sorted(unknown)}; the server filters on {', '.join(FILTERS)}")
@@ -140,18 +136,18 @@ def _query(server: _Server, since: int, limit: int, wanted: dict[str, str]) -> d
     return resp.json()
 
 
-def requests(server: _Server, *, since: int = 0, limit: int = 0, **wanted: str) -> RequestList:
+def requests(server: ServerLike, *, since: int = 0, limit: int = 0, **wanted: str) -> RequestList:
     """The recorded requests after sequence `since` whose fields (FILTERS) equal `wanted`'s."""
     found = _query(server, since, limit, wanted)
     return RequestList(RecordedRequest.from_dict(item) for item in found["items"])
 
 
-def last_sequence(server: _Server) -> int:
+def last_sequence(server: ServerLike) -> int:
     """The sequence number of the latest recorded request: `since=` for what comes after it."""
     return _query(server, 0, 1, {"verb": "-"})["lastSequence"]
 
 
-def clear(server: _Server) -> None:
+def clear(server: ServerLike) -> None:
     resp = server.request("DELETE", REQUESTS_PATH)
     if resp.status != 200:
         raise HistoryError(f"request history: {resp.status} {resp.body[:500]!r}")
@@ -159,7 +155,7 @@ def clear(server: _Server) -> None:
 
 @dataclass
 class Recording:
-    server: _Server
+    server: ServerLike
     since: int
 
     def requests(self, **wanted: str) -> RequestList:
@@ -168,6 +164,6 @@ class Recording:
 
 
 @contextlib.contextmanager
-def recording(server: _Server) -> Iterator[Recording]:
+def recording(server: ServerLike) -> Iterator[Recording]:
     """The requests made from here on (the history is not cleared: other recordings are unaffected)."""
     yield Recording(server, last_sequence(server))

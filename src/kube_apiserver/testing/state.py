@@ -17,27 +17,13 @@ one more forgets the oldest.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
+
+from .serverlike import ServerLike
 
 SNAPSHOTS_PATH = "/debug/testing/snapshots"
 RESET_PATH = "/debug/testing/reset"
-
-
-class _Response(Protocol):
-    status: int
-
-    def json(self) -> Any: ...
-
-
-class _Server(Protocol):
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        headers: dict[str, str] | None = None,
-    ) -> _Response: ...
 
 
 class StateError(Exception):
@@ -52,7 +38,7 @@ class StateError(Exception):
         self.body = body
 
 
-def _call(server: _Server, method: str, path: str, body: Any = None) -> dict[str, Any]:
+def _call(server: ServerLike, method: str, path: str, body: Any = None) -> dict[str, Any]:
     resp = server.request(method, path, body)
     try:
         answer = resp.json()
@@ -63,26 +49,26 @@ def _call(server: _Server, method: str, path: str, body: Any = None) -> dict[str
     return answer
 
 
-def snapshot(server: _Server, name: str = "") -> str:
+def snapshot(server: ServerLike, name: str = "") -> str:
     """Takes a snapshot of the whole store; returns its name (`name`, or one the server makes up)."""
     return str(_call(server, "POST", SNAPSHOTS_PATH, {"name": name} if name else None)["name"])
 
 
-def restore(server: _Server, name: str) -> dict[str, Any]:
+def restore(server: ServerLike, name: str) -> dict[str, Any]:
     """Brings the store back to snapshot `name`; returns how many keys were deleted, created and updated,
     and the resourceVersion after the restore."""
     return _call(server, "POST", f"{SNAPSHOTS_PATH}/{quote(name, safe='')}/restore")
 
 
-def reset(server: _Server) -> dict[str, Any]:
+def reset(server: ServerLike) -> dict[str, Any]:
     """Brings the store back to what it held when the server became ready."""
     return _call(server, "POST", RESET_PATH)
 
 
-def delete_snapshot(server: _Server, name: str) -> None:
+def delete_snapshot(server: ServerLike, name: str) -> None:
     _call(server, "DELETE", f"{SNAPSHOTS_PATH}/{quote(name, safe='')}")
 
 
-def snapshots(server: _Server) -> list[str]:
+def snapshots(server: ServerLike) -> list[str]:
     """The names of the snapshots the server holds, oldest first."""
     return [s["name"] for s in _call(server, "GET", SNAPSHOTS_PATH)["snapshots"]]
