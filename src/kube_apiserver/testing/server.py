@@ -228,13 +228,23 @@ class APIServer:
         await asyncio.to_thread(self.stop)
 
     def _command_args(self) -> list[str]:
-        return ["--data-dir", self.data_dir, "--secure-port", "0", *self._default_args(), *self._tool_args(),
-                *self.args]
+        return [
+            "--data-dir",
+            self.data_dir,
+            "--secure-port",
+            "0",
+            *self._default_args(),
+            *self._tool_args(),
+            *self.args,
+        ]
 
     def _default_args(self) -> list[str]:
         given = " ".join(self.args)
-        return [] if "--authorization-mode" in given or "--authorization-config" in given else [
-            "--authorization-mode=RBAC"]
+        return (
+            []
+            if "--authorization-mode" in given or "--authorization-config" in given
+            else ["--authorization-mode=RBAC"]
+        )
 
     def _tool_args(self) -> list[str]:
         """--enable-testing-endpoints and a client CA (an EC key: ~1 ms), unless the caller set them."""

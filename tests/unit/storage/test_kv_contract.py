@@ -5,13 +5,12 @@ previous values, progress notifications, compaction, leases, and the compactor's
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from kv_backends import on_each_backend, open_kv  # noqa: F401 - open_kv: the fixture
 
-from kube_apiserver.apimachinery.wait import Periodic
 from kube_apiserver.storage.compactor import COMPACT_REV_KEY, Compactor
 from kube_apiserver.storage.kv import (
     DELETE,
@@ -23,56 +22,7 @@ from kube_apiserver.storage.kv import (
     prefix_end,
 )
 
-TEST_TIMEOUT = 30.0
-_prefixes = itertools.count()
-
-OpenKV = Callable[[], Awaitable[KV]]
-
-
-@pytest.fixture(params=["sqlite", "etcd3"])
-def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
-    """Opens a store of the backend; for SQLite, lease expiry runs as the server runs it."""
-    if request.param == "sqlite":
-        from kube_apiserver.storage.sqlite import SQLiteKV
-
-        async def open_sqlite() -> KV:
-            kv = await SQLiteKV.open(str(tmp_path))
-            expiry = Periodic("lease expiry", 0.1, kv.expire_leases)
-            expiry.start()
-            close = kv.close
-
-            async def close_all() -> None:
-                await expiry.stop()
-                await close()
-
-            kv.close = close_all  # type: ignore[method-assign]
-            return kv
-
-        return open_sqlite
-    cluster = request.getfixturevalue("etcd")
-    from kube_apiserver.storage.etcd3 import EtcdKV
-
-    async def open_etcd() -> KV:
-        return await EtcdKV.open(cluster.client_urls)
-
-    return open_etcd
-
-
-def run(test: Callable[[KV, str], Awaitable[None]]) -> Callable[[OpenKV], None]:
-    """The test on a fresh store, with keys under a prefix of its own (etcd is shared by the module)."""
-
-    def wrapper(open_kv: OpenKV) -> None:
-        async def main() -> None:
-            kv = await open_kv()
-            try:
-                await asyncio.wait_for(test(kv, f"/registry/contract{next(_prefixes)}/"), TEST_TIMEOUT)
-            finally:
-                await kv.close()
-
-        asyncio.run(main())
-
-    wrapper.__name__ = test.__name__
-    return wrapper
+run = on_each_backend("contract")
 
 
 async def next_batch(stream: AsyncIterator[KVBatch], skip_progress: bool = True) -> KVBatch:

@@ -4,65 +4,16 @@ difference as compare-and-swap writes, so a watch sees it as events and revision
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from kv_backends import on_each_backend, open_kv  # noqa: F401 - open_kv: the fixture
 
-from kube_apiserver.apimachinery.wait import Periodic
 from kube_apiserver.storage import snapshot
 from kube_apiserver.storage.compactor import COMPACT_REV_KEY
 from kube_apiserver.storage.kv import DELETE, KV, PUT, UPDATE, KVBatch, TxnResult, Write, prefix_end
 
-TEST_TIMEOUT = 30.0
-_prefixes = itertools.count()
-OpenKV = Callable[[], Awaitable[KV]]
-
-
-@pytest.fixture(params=["sqlite", "etcd3"])
-def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
-    if request.param == "sqlite":
-        from kube_apiserver.storage.sqlite import SQLiteKV
-
-        async def open_sqlite() -> KV:
-            kv = await SQLiteKV.open(str(tmp_path))
-            expiry = Periodic("lease expiry", 0.05, kv.expire_leases)
-            expiry.start()
-            close = kv.close
-
-            async def close_all() -> None:
-                await expiry.stop()
-                await close()
-
-            kv.close = close_all  # type: ignore[method-assign]
-            return kv
-
-        return open_sqlite
-    cluster = request.getfixturevalue("etcd")
-    from kube_apiserver.storage.etcd3 import EtcdKV
-
-    async def open_etcd() -> KV:
-        return await EtcdKV.open(cluster.client_urls)
-
-    return open_etcd
-
-
-def run(test: Callable[[KV, str], Awaitable[None]]) -> Callable[[OpenKV], None]:
-    """The test on a store, with its own keys under a prefix of its own (etcd is shared by the module)."""
-
-    def wrapper(open_kv: OpenKV) -> None:
-        async def main() -> None:
-            kv = await open_kv()
-            try:
-                await asyncio.wait_for(test(kv, f"/registry/snap{next(_prefixes)}/"), TEST_TIMEOUT)
-            finally:
-                await kv.close()
-
-        asyncio.run(main())
-
-    wrapper.__name__ = test.__name__
-    return wrapper
+run = on_each_backend("snap")
 
 
 async def values(kv: KV, p: str) -> dict[str, bytes]:
