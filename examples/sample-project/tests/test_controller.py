@@ -8,11 +8,14 @@ from urllib.parse import parse_qs
 
 import controller
 import pytest
+
 from conftest import CONFIGMAPS, configmap, wait_for
 
 WATCHED = {"sample.example.com/watched": "true"}
 
-pytestmark = pytest.mark.kube_apiserver(controllers=[])  # none of the server's own controllers: a quiet server
+pytestmark = pytest.mark.kube_apiserver(
+    controllers=[]
+)  # none of the server's own controllers: a quiet server
 
 
 @pytest.fixture
@@ -43,13 +46,19 @@ def start_controller(kube_apiserver):
 
 def annotation(server, name):
     resp = server.request("GET", f"{CONFIGMAPS}/{name}")
-    return resp.json()["metadata"].get("annotations", {}).get(controller.ANNOTATION) if resp.status == 200 else None
+    return (
+        resp.json()["metadata"].get("annotations", {}).get(controller.ANNOTATION)
+        if resp.status == 200
+        else None
+    )
 
 
 def test_conflicts_are_retried_on_a_fresh_read(kube_apiserver, start_controller):
     start_controller()
     with kube_apiserver.injected(verb="update", resource="configmaps", name="settings", status=409, count=2):
-        created = kube_apiserver.request("POST", CONFIGMAPS, configmap("settings", WATCHED, {"b": "2", "a": "1"}))
+        created = kube_apiserver.request(
+            "POST", CONFIGMAPS, configmap("settings", WATCHED, {"b": "2", "a": "1"})
+        )
         assert created.status == 201
         wait_for(lambda: annotation(kube_apiserver, "settings") == "a,b", what="the annotation")
 

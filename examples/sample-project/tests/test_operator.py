@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import wait_for
 from kopf.testing import KopfRunner
+
+from conftest import wait_for
 
 OPERATOR = Path(__file__).resolve().parents[1] / "greeting_operator.py"
 GREETINGS = "/apis/example.com/v1/namespaces/default/greetings"
