@@ -56,10 +56,8 @@ def annotation(server, name):
 def test_conflicts_are_retried_on_a_fresh_read(kube_apiserver, start_controller):
     start_controller()
     with kube_apiserver.injected(verb="update", resource="configmaps", name="settings", status=409, count=2):
-        created = kube_apiserver.request(
-            "POST", CONFIGMAPS, configmap("settings", WATCHED, {"b": "2", "a": "1"})
-        )
-        assert created.status == 201
+        settings = configmap("settings", WATCHED, {"b": "2", "a": "1"})
+        assert kube_apiserver.request("POST", CONFIGMAPS, settings).status == 201
         wait_for(lambda: annotation(kube_apiserver, "settings") == "a,b", what="the annotation")
 
     updates = kube_apiserver.requests(verb="update", resource="configmaps", name="settings")
