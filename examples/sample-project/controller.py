@@ -82,11 +82,10 @@ def _watch_and_reconcile(
         namespace,
         label_selector=LABEL_SELECTOR,
         resource_version=resource_version,
-        allow_watch_bookmarks=True,
         timeout_seconds=seconds,  # with a timeout the client does not reconnect by itself: we do
     )
     for event in events:
-        raw = event["raw_object"]  # the JSON as sent (bookmarks carry only metadata)
+        raw = event["raw_object"]  # the JSON as sent
         if event["type"] == "ERROR":
             raise ApiException(status=raw.get("code", 500), reason=raw.get("reason", "watch error"))
         resource_version = raw["metadata"]["resourceVersion"]

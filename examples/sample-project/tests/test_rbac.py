@@ -40,5 +40,5 @@ def test_the_users_kubeconfig_works_with_the_kubernetes_client(kube_apiserver):
         raise AssertionError("bob listed namespaces without a grant")
     except ApiException as e:
         assert e.status == 403
-    kube_apiserver.grant(bob, cluster_role="view")
+    kube_apiserver.grant(bob, rules=[{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["list"]}])
     assert "default" in [ns.metadata.name for ns in core.list_namespace().items]
