@@ -270,9 +270,10 @@ def grant(
             "subjects": [subj],
         },
     )
-    granted = rules or _rules_of(server, cluster_role)
+    deadline = time.monotonic() + timeout
+    granted = rules or _rules_of(server, cluster_role, deadline)
     if granted:
-        _wait_allowed(server, who, group, granted[0], namespace, timeout)
+        _wait_allowed(server, who, group, granted[0], namespace, deadline)
     return name
 
 
@@ -282,13 +283,22 @@ def _create(server: Any, path: str, body: dict[str, Any]) -> None:
         raise RuntimeError(f"POST {path}: {resp.status} {resp.body!r}")
 
 
-def _rules_of(server: Any, cluster_role: str) -> list[dict[str, Any]]:
-    resp = server.request("GET", f"{RBAC}/clusterroles/{cluster_role}")
-    return list(resp.json().get("rules") or []) if resp.status == 200 else []
+def _rules_of(server: Any, cluster_role: str, deadline: float) -> list[dict[str, Any]]:
+    """The ClusterRole's rules. An aggregated one (admin, edit, view) is empty until the aggregation controller
+    fills it in, a moment after the server (or a copy of a template) starts: wait for its rules."""
+    while True:
+        resp = server.request("GET", f"{RBAC}/clusterroles/{cluster_role}")
+        if resp.status != 200:
+            return []
+        role = resp.json()
+        rules = list(role.get("rules") or [])
+        if rules or not role.get("aggregationRule") or time.monotonic() > deadline:
+            return rules
+        time.sleep(0.02)
 
 
 def _wait_allowed(
-    server: Any, who: str, group: bool, rule: dict[str, Any], namespace: str, timeout: float
+    server: Any, who: str, group: bool, rule: dict[str, Any], namespace: str, deadline: float
 ) -> None:
     """Until a SubjectAccessReview of the rule's first verb and resource says allowed: the RBAC authorizer reads
     bindings through informers, so a grant takes effect a moment after it is written."""
@@ -319,11 +329,10 @@ def _wait_allowed(
         "kind": "SubjectAccessReview",
         "spec": {**spec, **attributes},
     }
-    deadline = time.monotonic() + timeout
     while True:
         resp = server.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)
         if resp.status == 201 and resp.json().get("status", {}).get("allowed"):
             return
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the grant to {who} did not take effect within {timeout}s: {resp.body!r}")
+            raise TimeoutError(f"the grant to {who} did not take effect in time: {resp.body!r}")
         time.sleep(0.02)

@@ -13,7 +13,7 @@ from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from kube_apiserver.testing.certs import CertificateAuthority
-from kube_apiserver.testing.users import _client_ca_of, client_ca_args, create_user, load_client_ca
+from kube_apiserver.testing.users import _client_ca_of, client_ca_args, create_user, grant, load_client_ca
 from kube_apiserver.testing.webhooks import (
     WebhookServer,
     admission_response,
@@ -109,3 +109,31 @@ def test_client_ca_found_from_the_server(tmp_path):
 def test_groups_given_as_a_string_are_refused():
     with pytest.raises(TypeError):
         create_user(SimpleNamespace(), "alice", groups="dev")
+
+
+class _AggregatingServer:
+    """A server whose aggregated ClusterRole `view` is empty for its first reads, as after a start."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.reviews: list[dict] = []
+
+    def request(self, method: str, path: str, body=None, headers=None):
+        from kube_apiserver.testing.server import Response
+
+        if method == "GET" and path.endswith("/clusterroles/view"):
+            self.reads += 1
+            rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}] if self.reads > 3 else []
+            role = {"metadata": {"name": "view"}, "aggregationRule": {"clusterRoleSelectors": []}, "rules": rules}
+            return Response(200, {}, json.dumps(role).encode())
+        if path.endswith("subjectaccessreviews"):
+            self.reviews.append(body)
+            return Response(201, {}, json.dumps({"status": {"allowed": True}}).encode())
+        return Response(201, {}, b"{}")
+
+
+def test_a_grant_of_an_aggregated_role_waits_for_its_rules():
+    server = _AggregatingServer()
+    grant(server, "bob", cluster_role="view", namespace="default")
+    assert server.reads == 4  # read again until the aggregation controller filled it in
+    assert server.reviews[0]["spec"]["resourceAttributes"]["resource"] == "pods"  # then waited for that rule
