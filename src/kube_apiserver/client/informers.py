@@ -195,7 +195,8 @@ class SharedIndexInformer:
         self.start()
         if not self.synced.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.synced.wait(), timeout)
+                async with asyncio.timeout(timeout):  # not wait_for: it can swallow the caller's cancellation
+                    await self.synced.wait()
         return self.synced.is_set()
 
     async def stop(self) -> None:

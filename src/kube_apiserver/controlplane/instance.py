@@ -174,7 +174,8 @@ class Instance:
 
     async def _storage_check(self) -> None:
         # --etcd-healthcheck-timeout's default: a store that does not answer fails the check, not hangs it
-        await asyncio.wait_for(self.extra.storage.store.current_revision(), STORAGE_HEALTHCHECK_TIMEOUT)
+        async with asyncio.timeout(STORAGE_HEALTHCHECK_TIMEOUT):
+            await self.extra.storage.store.current_revision()
 
 
 STORAGE_HEALTHCHECK_TIMEOUT = 2.0

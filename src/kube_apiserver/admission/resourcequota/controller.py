@@ -168,7 +168,8 @@ class QuotaEvaluator:
         if attrs.namespace not in self.workers:
             self.workers[attrs.namespace] = asyncio.ensure_future(self._work(attrs.namespace))
         try:
-            await asyncio.wait_for(asyncio.shield(waiter.finished), EVALUATION_TIMEOUT)
+            async with asyncio.timeout(EVALUATION_TIMEOUT):  # not wait_for: it can swallow a cancellation
+                await asyncio.shield(waiter.finished)
         except TimeoutError:
             raise errors.internal_error("resource quota evaluation timed out") from None
         if waiter.undecided:

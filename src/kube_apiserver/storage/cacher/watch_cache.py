@@ -163,7 +163,10 @@ class WatchCache:
             return True
         async with self._fresh:
             try:
-                await asyncio.wait_for(self._fresh.wait_for(lambda: self.resource_version >= revision), timeout)
+                # asyncio.timeout, not wait_for: 3.11's wait_for swallows the caller's cancellation when the
+                # condition is met in the same turn, and a cancelled request (or stopping controller) runs on.
+                async with asyncio.timeout(timeout):
+                    await self._fresh.wait_for(lambda: self.resource_version >= revision)
             except TimeoutError:
                 return False
         return True
