@@ -79,6 +79,9 @@ class _Walker:
         self.checked = checked
 
     def walk(self, lhs: Any, rhs: Any, ref: TypeRef, path: PathCursor) -> None:
+        if lhs is ABSENT:
+            self.added(rhs, ref, path)
+            return
         atom = resolve(ref)
         left, right = deduce(atom, lhs), deduce(atom, rhs)
         if self.checked and not self.out.invalid:
@@ -96,6 +99,36 @@ class _Walker:
                 self.out.added.insert_at(path)
             elif rhs is ABSENT:
                 self.out.removed.insert_at(path)
+
+    def added(self, value: Any, ref: TypeRef, path: PathCursor) -> None:
+        """walk(ABSENT, value): the value and everything in it is added. One-sided, as most of a create's and
+        of a new subtree's walk is: the same sets and verdict without a left side to deduce and compare."""
+        atom = deduce(resolve(ref), value)
+        if self.checked and not self.out.invalid:
+            self.out.invalid = _fails(value, atom)
+        if atom.map is not None:
+            if not atom.map.atomic and isinstance(value, dict) and value:
+                field_type = atom.map.field_type
+                for name, child in value.items():
+                    self.added(child, field_type(name) or DEDUCED, path.child(fieldpath.field(name)))
+        elif atom.list is not None:
+            list_type = atom.list
+            if list_type.relationship != "atomic" and isinstance(value, list) and value:
+                self.added_items(list_type, value, path)
+        self.out.added.insert_at(path)
+
+    def added_items(self, list_type: ListType, items: list[Any], path: PathCursor) -> None:
+        order: list[PathElement] = []
+        groups = _group(list_type, items, order, {}, self.out if self.checked else None)
+        for element in order:
+            group, item_path = groups[element], path.child(element)
+            if len(group) == 1:
+                self.added(group[0], list_type.item, item_path)
+                continue
+            if self.checked and not self.out.invalid:
+                self.out.invalid = any(validate(value, list_type.item, allow_duplicates=True, strict=False)
+                                       for value in group)
+            self.out.added.insert_at(item_path)
 
     def handle(self, atom: Atom, state: _State) -> None:
         if atom.map is not None:

@@ -5,6 +5,7 @@ Apply entries), exactly as BuildManagerIdentifier marshals it."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -119,7 +120,10 @@ def parse_time(raw: Any) -> datetime | None:
     return parsed.astimezone(UTC).replace(microsecond=0)
 
 
+@functools.lru_cache(maxsize=1024)
 def format_time(when: datetime) -> str:
+    """Memoized: every encode formats each entry's time again, and most entries keep theirs (a pure function
+    of an immutable value, so a shared cache holds no state of any server)."""
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

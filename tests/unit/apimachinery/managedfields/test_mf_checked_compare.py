@@ -62,3 +62,15 @@ def test_the_comparison_itself_is_unchanged_by_the_check():
 def test_deduced_positions_take_any_shape():
     root = of_root(None)
     assert not compare({"a": {"b": 1}}, {"a": [1, 2]}, root, checked=True).invalid
+
+
+@pytest.mark.parametrize("live", [{}] + VALID + INVALID)
+@pytest.mark.parametrize("new", [{}] + VALID + INVALID)
+def test_what_one_side_adds_the_other_side_removes(live, new):
+    # Added subtrees take a one-sided walk; removed ones the two-sided walk: both must find the same fields
+    # and the same verdict, whichever side holds the subtree.
+    forward, backward = compare(live, new, POD, checked=True), compare(new, live, POD, checked=True)
+    assert forward.added == backward.removed
+    assert forward.removed == backward.added
+    assert forward.modified == backward.modified
+    assert forward.invalid is backward.invalid
