@@ -57,6 +57,7 @@ from ..storage.sqlite import SQLiteKV
 from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
+from .encryption import apply_encryption, load_encryption
 from .storage_backend import StorageBackend, open_storage
 from .testing_endpoints import install_testing_endpoints
 
@@ -112,6 +113,7 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
 async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> ServerConfig:
     """`shared_kv`: a KV another server in this process owns (replicas in tests share one SQLite KV, whose
     file admits one opener); its owner compacts it, expires its leases and closes it."""
+    encryption = load_encryption(opts.etcd)  # a bad file stops the start before any storage opens
     backend = await new_storage(opts) if shared_kv is None else None
     kv = backend.kv if backend is not None else shared_kv
     store = backend.store if backend is not None else ObjectStore(kv)  # type: ignore[arg-type]
@@ -165,6 +167,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl,
                              backend.overrides if backend is not None else None)
     generic.destroy_functions.insert(0, factory.stop)
+    apply_encryption(encryption, opts.etcd, generic, factory)  # --encryption-provider-config: values, never keys
     if backend is not None:
         counter = backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
         if counter is not None and generic.flow_control is not None:

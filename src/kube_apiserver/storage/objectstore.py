@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from ..apimachinery import errors
 from . import continue_token
@@ -35,6 +36,10 @@ from .interface import (
     WatchEvent,
 )
 from .kv import DELETE, KV, CompactedError, FutureRevisionError, KeyValue, KVBatch, KVEvent, prefix_end
+from .value.transformer import TransformError
+
+if TYPE_CHECKING:
+    from .value.keys import KeyTransformers
 
 YIELD_EVERY = 256  # initial objects served before handing the event loop back
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
@@ -65,12 +70,38 @@ def _rv(value: str) -> int:
     return int(value) if value else 0
 
 
+Decode = Callable[[str, bytes, int], Object]  # key, stored value, revision -> object
+
+
 class ObjectStore:
-    """`media_type` (--storage-media-type) is what values are written as; values of any are read."""
+    """`media_type` (--storage-media-type) is what values are written as; values of any are read.
+    `transformers` (--encryption-provider-config) transform values between the codec and the KV, never keys."""
 
     def __init__(self, kv: KV, media_type: str = DEFAULT_MEDIA_TYPE):
         self.kv = kv
         self.codec = StorageCodec(media_type)
+        self.transformers: KeyTransformers | None = None
+
+    # ---- values: codec, then transformer ----
+
+    def _to_storage(self, key: str, plain: bytes) -> bytes:
+        if self.transformers is None:
+            return plain
+        transformer, context = self.transformers.for_key(key)
+        return transformer.transform_to_storage(plain, context)
+
+    def _from_storage(self, key: str, value: bytes) -> tuple[bytes, bool]:
+        """The codec's bytes of a stored value, and whether it is stale (to be written again with the
+        first provider)."""
+        if self.transformers is None:
+            return value, False
+        transformer, context = self.transformers.for_key(key)
+        return transformer.transform_from_storage(value, context)
+
+    def _decode(self, key: str, value: bytes, revision: int) -> Object:
+        if self.transformers is not None:
+            value = self._from_storage(key, value)[0]
+        return self.codec.decode(value, revision)
 
     async def create(self, key: str, obj: Object, ttl: float = 0) -> Object:
         meta = obj.get("metadata") or {}
@@ -78,18 +109,19 @@ class ObjectStore:
             # storage.ErrResourceVersionSetOnCreate, which kube-apiserver answers with a 500 too.
             raise errors.StatusError(500, "", "resourceVersion should not be set on objects to be created")
         meta.pop("resourceVersion", None)  # one that is not a number is cleared, as Kubernetes' versioner does
-        value = self.codec.encode(obj)
+        plain = self.codec.encode(obj)
+        value = self._to_storage(key, plain)
         check_request_size(key, value)
         result = await self.kv.create(key, value, ttl)
         if not result.succeeded:
             raise KeyExistsError(key)
-        return self.codec.decode(value, result.revision)
+        return self.codec.decode(plain, result.revision)
 
     async def get(self, key: str) -> Object:
         kv = await self.kv.get(key)
         if kv is None:
             raise KeyNotFoundError(key)
-        return self.codec.decode(kv.value, kv.mod_revision)
+        return self._decode(key, kv.value, kv.mod_revision)
 
     async def count(self, key_prefix: str) -> int:
         return await self.kv.count(key_prefix, prefix_end(key_prefix))
@@ -108,13 +140,20 @@ class ObjectStore:
         while True:
             if current is None and not ignore_not_found:
                 raise KeyNotFoundError(key)
-            existing = self.codec.decode(current.value, current.mod_revision) if current else {}
+            existing: Object = {}
+            current_plain, stale = b"", False
+            if current is not None:
+                current_plain, stale = self._from_storage(key, current.value)
+                existing = self.codec.decode(current_plain, current.mod_revision)
             if preconditions is not None and current is not None:
                 preconditions.check(key, existing)
             updated = await try_update(existing)
-            value = self.codec.encode(updated)
-            if current is not None and value == current.value:
-                return existing  # nothing changed: no new revision, as in Kubernetes
+            plain = self.codec.encode(updated)
+            if current is not None and not stale and plain == current_plain:
+                # Nothing changed: no new revision, as in Kubernetes. A value read with another provider
+                # than the first (stale) is written again all the same, so that a rewrite re-encrypts it.
+                return existing
+            value = self._to_storage(key, plain)
             check_request_size(key, value)
             seconds = ttl(updated) if ttl is not None else 0
             if current is None:
@@ -122,7 +161,7 @@ class ObjectStore:
             else:
                 result = await self.kv.update(key, value, current.mod_revision, seconds)
             if result.succeeded:
-                return self.codec.decode(value, result.revision)
+                return self.codec.decode(plain, result.revision)
             current = result.current if result.current is not None else await self.kv.get(key)
 
     async def delete(self, key: str, preconditions: Preconditions | None = None,
@@ -131,7 +170,7 @@ class ObjectStore:
         while True:
             if current is None:
                 raise KeyNotFoundError(key)
-            existing = self.codec.decode(current.value, current.mod_revision)
+            existing = self._decode(key, current.value, current.mod_revision)
             if preconditions is not None:
                 preconditions.check(key, existing)
             if validate_deletion is not None:
@@ -192,7 +231,10 @@ class ObjectStore:
             for kv in page.kvs:
                 if limit and len(items) >= limit:  # a later page filled up what filtering left short
                     return items, kv.key, revision
-                obj = self.codec.decode(kv.value, kv.mod_revision)
+                try:
+                    obj = self._decode(kv.key, kv.value, kv.mod_revision)
+                except TransformError as err:
+                    raise TransformError(f'unable to transform key "{kv.key}": {err}', err.code) from None
                 if predicate is None or predicate(obj):
                     items.append(obj)
             if not page.more:
@@ -229,7 +271,7 @@ class ObjectStore:
             if send_initial_events is True and allow_bookmarks:  # a watch-list's: ends with the marked bookmark
                 end_bookmark = _bookmark(requested, {INITIAL_EVENTS_END: "true"})
         stream = self.kv.watch(key_prefix, end, requested + 1)
-        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested, self.codec)
+        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested, self._decode)
 
 
 def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchEvent:
@@ -239,20 +281,20 @@ def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> Watch
     return WatchEvent(BOOKMARK, {"metadata": meta}, revision)
 
 
-def _transform(event: KVEvent, predicate: Predicate | None, codec: StorageCodec) -> WatchEvent | None:
+def _transform(event: KVEvent, predicate: Predicate | None, decode: Decode) -> WatchEvent | None:
     """One KV event as the watcher sees it, with selector transitions (k8s etcd3 watcher.transform)."""
-    decode = codec.decode
+    key = event.key
     if event.type == DELETE:
-        old = decode(event.prev_value or b"{}", event.revision)
+        old = decode(key, event.prev_value, event.revision) if event.prev_value else _deleted_unknown(event.revision)
         if predicate is None or predicate(old):
             return WatchEvent(DELETED, old, event.revision)
         return None
-    obj = decode(event.value, event.revision)
+    obj = decode(key, event.value, event.revision)
     if event.prev_value is None:
         return WatchEvent(ADDED, obj, event.revision) if predicate is None or predicate(obj) else None
     if predicate is None:
         return WatchEvent(MODIFIED, obj, event.revision)
-    old = decode(event.prev_value, event.revision)
+    old = decode(key, event.prev_value, event.revision)
     now_passes, old_passes = predicate(obj), predicate(old)
     if now_passes and old_passes:
         return WatchEvent(MODIFIED, obj, event.revision)
@@ -268,9 +310,9 @@ class ObjectWatcher:
 
     def __init__(self, stream: AsyncIterator[KVBatch], initial: list[KeyValue], predicate: Predicate | None,
                  progress_notify: bool = False, end_bookmark: WatchEvent | None = None, revision: int = 0,
-                 codec: StorageCodec | None = None):
+                 decode: Decode | None = None):
         self._stream = stream
-        self._codec = codec or StorageCodec()
+        self._decode = decode or _plain_decode
         self._initial = iter(initial)
         self._end_bookmark = end_bookmark
         self._pending: deque[WatchEvent] = deque()
@@ -300,7 +342,7 @@ class ObjectWatcher:
                 if self._progress_notify:
                     return _bookmark(batch.revision)
                 continue
-            self._pending.extend(e for e in (_transform(ev, self._predicate, self._codec) for ev in batch.events)
+            self._pending.extend(e for e in (_transform(ev, self._predicate, self._decode) for ev in batch.events)
                                  if e is not None)
         event = self._pending.popleft()
         self._revision = max(self._revision, event.revision)
@@ -316,7 +358,7 @@ class ObjectWatcher:
             if self._stopped.is_set():
                 self._initial = None
                 raise StopAsyncIteration
-            obj = self._codec.decode(kv.value, kv.mod_revision)
+            obj = self._decode(kv.key, kv.value, kv.mod_revision)
             if predicate is None or predicate(obj):
                 return WatchEvent(ADDED, obj, kv.mod_revision)
         self._initial = None
@@ -332,6 +374,18 @@ class ObjectWatcher:
             await self._stream.aclose()  # type: ignore[attr-defined]
         except RuntimeError:
             pass  # still running in a task being cancelled: it closes itself
+
+
+_PLAIN_CODEC = StorageCodec()
+
+
+def _plain_decode(key: str, value: bytes, revision: int) -> Object:
+    return _PLAIN_CODEC.decode(value, revision)
+
+
+def _deleted_unknown(revision: int) -> Object:
+    """A delete whose last state the KV did not keep."""
+    return _PLAIN_CODEC.decode(b"{}", revision)
 
 
 __all__ = ["ObjectStore", "ObjectWatcher", "ConflictError", "KeyValue"]

@@ -76,6 +76,8 @@ class EtcdOptions:
     storage_media_type: str = DEFAULT_STORAGE_MEDIA_TYPE
     enable_watch_cache: bool = True
     data_dir: str = ""
+    encryption_provider_config: str = ""
+    encryption_provider_config_automatic_reload: bool = False
 
     def add_flags(self, fs: FlagSet) -> None:
         fs.string_var(self, "storage_backend", "storage-backend", _STORAGE_BACKEND_HELP)
@@ -118,6 +120,18 @@ class EtcdOptions:
         fs.string_var(self, "storage_media_type", "storage-media-type", _STORAGE_MEDIA_TYPE_HELP)
         fs.bool_var(self, "enable_watch_cache", "watch-cache", "Enable watch caching in the apiserver")
         fs.string_var(self, "data_dir", "data-dir", _DATA_DIR_HELP)
+        fs.string_var(
+            self,
+            "encryption_provider_config",
+            "encryption-provider-config",
+            "The file containing configuration for encryption providers to be used for storing secrets in etcd",
+        )
+        fs.bool_var(
+            self,
+            "encryption_provider_config_automatic_reload",
+            "encryption-provider-config-automatic-reload",
+            _ENCRYPTION_RELOAD_HELP,
+        )
 
     def complete(self) -> None:
         self.data_dir = os.path.abspath(os.path.expanduser(self.data_dir or default_data_dir()))
@@ -140,6 +154,8 @@ class EtcdOptions:
                 f"--storage-media-type {quote(self.storage_media_type)} invalid, "
                 f"allowed values: {', '.join(STORAGE_MEDIA_TYPES)}"
             )
+        if self.encryption_provider_config_automatic_reload and not self.encryption_provider_config:
+            errors.append("--encryption-provider-config-automatic-reload must be set with --encryption-provider-config")
         if self.compaction_interval < 0:
             errors.append("--etcd-compaction-interval can not be negative value")
         if self.data_dir and os.path.exists(self.data_dir) and not os.path.isdir(self.data_dir):
@@ -176,6 +192,11 @@ _STORAGE_MEDIA_TYPE_HELP = (
     "The media type to use to store objects in storage. Some resources or storage backends may only support "
     "a specific media type and will ignore this setting. Supported media types: "
     "[application/json, application/yaml, application/vnd.kubernetes.protobuf]"
+)
+_ENCRYPTION_RELOAD_HELP = (
+    "Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk "
+    "contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via "
+    "the API server healthz endpoints."
 )
 _DATA_DIR_HELP = (
     "Directory holding the SQLite database and generated files (self-signed certificates, admin token and "

@@ -1,0 +1,209 @@
+"""Encryption at rest (--encryption-provider-config): a Secret's stored value (the raw SQLite row, the raw etcd
+value) starts with the provider's prefix and holds no plain data; it reads back after a restart; a key rotation
+(a new first key, `kubectl get secrets -A -o json | kubectl replace -f -`, the old key removed) keeps every
+secret readable; a configuration without the key gives kube-apiserver's internal error; a bad file stops the
+start with one line; with automatic reload an edited file takes effect and a broken one is ignored."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Server, wait_for
+
+KEY1 = base64.b64encode(b"a" * 32).decode()
+KEY2 = base64.b64encode(b"b" * 32).decode()
+PLAIN = "c2VjcmV0LXZhbHVl"  # base64 of "secret-value": never in a stored value
+
+
+def write_config(path: Path, *providers: dict[str, Any], resources: tuple[str, ...] = ("secrets",)) -> str:
+    config = {
+        "apiVersion": "apiserver.config.k8s.io/v1",
+        "kind": "EncryptionConfiguration",
+        "resources": [{"resources": list(resources), "providers": list(providers)}],
+    }
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
+def aescbc(*names_and_secrets: tuple[str, str]) -> dict[str, Any]:
+    return {"aescbc": {"keys": [{"name": n, "secret": s} for n, s in names_and_secrets]}}
+
+
+def aesgcm(name: str, secret: str) -> dict[str, Any]:
+    return {"aesgcm": {"keys": [{"name": name, "secret": secret}]}}
+
+
+def raw_sqlite(data_dir: str, key: str) -> bytes:
+    with sqlite3.connect(f"file:{Path(data_dir) / 'state.db'}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT value FROM current WHERE key = ?", (key,)).fetchone()
+    assert row is not None, key
+    return bytes(row[0])
+
+
+def create_secret(srv: Server, namespace: str, name: str) -> None:
+    body = {"metadata": {"name": name}, "data": {"k": PLAIN}}
+    response = srv.request("POST", f"/api/v1/namespaces/{namespace}/secrets", body)
+    assert response.status == 201, response.body
+
+
+def read_secret(srv: Server, namespace: str, name: str) -> Any:
+    return srv.request("GET", f"/api/v1/namespaces/{namespace}/secrets/{name}")
+
+
+def test_secret_encrypted_in_sqlite_and_read_after_restart(tmp_path: Path) -> None:
+    data_dir = str(tmp_path / "data")
+    config = write_config(tmp_path / "enc.yaml", aescbc(("key1", KEY1)))
+    srv = Server(data_dir, [f"--encryption-provider-config={config}"]).start()
+    try:
+        create_secret(srv, "default", "one")
+        srv.request(
+            "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "cm"}, "data": {"k": "v"}}
+        )
+        stored = raw_sqlite(data_dir, "/registry/secrets/default/one")
+        assert stored.startswith(b"k8s:enc:aescbc:v1:key1:")
+        assert PLAIN.encode() not in stored and b"secret-value" not in stored and b'"one"' not in stored
+        assert raw_sqlite(data_dir, "/registry/configmaps/default/cm").startswith(
+            b"{"
+        )  # only secrets configured
+        assert read_secret(srv, "default", "one").json()["data"] == {"k": PLAIN}
+        metrics = srv.request("GET", "/metrics").body.decode()
+        assert (
+            'apiserver_storage_transformation_operations_total{resource="secrets",status="OK",'
+            'transformation_type="to_storage",transformer_prefix="k8s:enc:aescbc:v1:"}'
+        ) in metrics
+        assert "apiserver_storage_transformation_duration_seconds_bucket{" in metrics
+    finally:
+        srv.stop()
+    srv = Server(data_dir, [f"--encryption-provider-config={config}"]).start()
+    try:
+        assert read_secret(srv, "default", "one").json()["data"] == {"k": PLAIN}
+    finally:
+        srv.stop()
+    # Without the key (another provider only): kube-apiserver's internal error, never the stored bytes.
+    other = write_config(tmp_path / "other.yaml", {"secretbox": {"keys": [{"name": "k", "secret": KEY2}]}})
+    srv = Server(data_dir, [f"--encryption-provider-config={other}"]).start()
+    try:
+        response = read_secret(srv, "default", "one")
+        assert response.status == 500
+        status = response.json()
+        assert (status["reason"], status["message"]) == (
+            "InternalError",
+            "Internal error occurred: no matching prefix found",
+        )
+        assert status["details"]["causes"] == [{"message": "no matching prefix found"}]
+    finally:
+        srv.stop()
+
+
+def stored_prefixes(data_dir: str, keys: list[str]) -> set[bytes]:
+    return {raw_sqlite(data_dir, key)[: len("k8s:enc:aescbc:v1:key1:")] for key in keys}
+
+
+def test_key_rotation_with_kubectl_replace_and_automatic_reload(
+    tmp_path: Path, kubectl_available: None
+) -> None:
+    data_dir = str(tmp_path / "data")
+    config_path = tmp_path / "enc.yaml"
+    config = write_config(config_path, aescbc(("key1", KEY1)))
+    args = [f"--encryption-provider-config={config}", "--encryption-provider-config-automatic-reload"]
+    srv = Server(data_dir, args).start()
+    try:
+        srv.request("POST", "/api/v1/namespaces", {"metadata": {"name": "rotate"}})
+        keys = []
+        for namespace, name in (("default", "a"), ("rotate", "b"), ("rotate", "c")):
+            create_secret(srv, namespace, name)
+            keys.append(f"/registry/secrets/{namespace}/{name}")
+        assert stored_prefixes(data_dir, keys) == {b"k8s:enc:aescbc:v1:key1:"}
+
+        # 1. the new key first, the old one still there to read: new writes use key2
+        write_config(config_path, aescbc(("key2", KEY2), ("key1", KEY1)))
+        probe = iter(range(1000))
+
+        def writes_with_key2() -> bool:
+            name = f"probe{next(probe)}"
+            create_secret(srv, "default", name)
+            return raw_sqlite(data_dir, f"/registry/secrets/default/{name}").startswith(
+                b"k8s:enc:aescbc:v1:key2:"
+            )
+
+        assert wait_for(writes_with_key2, timeout=30, interval=0.3)
+        assert stored_prefixes(data_dir, keys) == {b"k8s:enc:aescbc:v1:key1:"}  # nothing rewritten by itself
+
+        # 2. rewrite every secret: unchanged objects are written again, with the first key
+        listed = srv.kubectl("get", "secrets", "-A", "-o", "json").stdout
+        srv.kubectl("replace", "-f", "-", input_text=listed)
+        assert stored_prefixes(data_dir, keys) == {b"k8s:enc:aescbc:v1:key2:"}
+
+        # 3. a broken file is not loaded: the configuration in force stays
+        config_path.write_text("kind: [")
+        time.sleep(2.5)  # two polls of the file: neither may drop key2
+        create_secret(srv, "default", "after-broken")
+        assert raw_sqlite(data_dir, "/registry/secrets/default/after-broken").startswith(
+            b"k8s:enc:aescbc:v1:key2:"
+        )
+
+        # 4. the old key removed: everything still reads
+        write_config(config_path, aesgcm("key3", KEY1), aescbc(("key2", KEY2)))
+
+        def writes_with_key3() -> bool:
+            name = f"probe{next(probe)}"
+            create_secret(srv, "default", name)
+            return raw_sqlite(data_dir, f"/registry/secrets/default/{name}").startswith(
+                b"k8s:enc:aesgcm:v1:key3:"
+            )
+
+        assert wait_for(writes_with_key3, timeout=30, interval=0.3)
+        for key in keys:
+            namespace, name = key.split("/")[-2:]
+            assert read_secret(srv, namespace, name).json()["data"] == {"k": PLAIN}
+        names = srv.kubectl("get", "secrets", "-A", "-o", "name").stdout.split()
+        assert {"secret/a", "secret/b", "secret/c"} <= set(names)
+    finally:
+        srv.stop()
+
+
+def test_a_bad_config_stops_the_start_with_one_line(tmp_path: Path) -> None:
+    short = base64.b64encode(b"short").decode()
+    config = write_config(tmp_path / "bad.yaml", aescbc(("key1", short)))
+    with pytest.raises(SystemExit) as caught:
+        Server(str(tmp_path / "data"), [f"--encryption-provider-config={config}"]).start()
+    assert str(caught.value) == (
+        'Error: error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": '
+        "secret is not of the expected length, got 5, expected one of [16 24 32]"
+    )
+
+
+def test_reload_flag_needs_the_config_flag() -> None:
+    from kube_apiserver.cmd.options import ServerRunOptions
+
+    errors = ServerRunOptions.parse(["--encryption-provider-config-automatic-reload"]).complete().validate()
+    assert (
+        "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config"
+        in errors
+    )
+
+
+def test_etcd_raw_value_is_encrypted(etcd: Any, tmp_path: Path) -> None:
+    from test_reference_interop import etcd_get
+
+    config = write_config(tmp_path / "enc.yaml", aesgcm("key1", KEY1), resources=("secrets", "*.apps"))
+    args = [
+        "--storage-backend=etcd3",
+        f"--etcd-servers={etcd.endpoints}",
+        f"--encryption-provider-config={config}",
+    ]
+    srv = Server(str(tmp_path / "data"), args).start()
+    try:
+        create_secret(srv, "default", "in-etcd")
+        stored, _ = etcd_get(etcd.endpoints.split(",")[0], "/registry/secrets/default/in-etcd")
+        assert stored.startswith(b"k8s:enc:aesgcm:v1:key1:") and PLAIN.encode() not in stored
+        assert read_secret(srv, "default", "in-etcd").json()["data"] == {"k": PLAIN}
+    finally:
+        srv.stop()
