@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import datetime
-import uuid
 from typing import Any
+
+from .clock import current_clock, current_ids
 
 Object = dict[str, Any]
 
 
 def now_rfc3339() -> str:
-    """metav1.Time serializes at second precision in UTC."""
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """metav1.Time serializes at second precision in UTC (the server's clock: apimachinery/clock.py)."""
+    return current_clock().now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(value: str | None) -> float | None:
@@ -24,8 +25,9 @@ def parse_time(value: str | None) -> float | None:
         return None
 
 
-def new_uid() -> str:
-    return str(uuid.uuid4())
+def new_uid(resource: str = "", namespace: str = "", name: str = "") -> str:
+    """A new UID (uuid4; seeded under --deterministic from what is named: apimachinery/clock.py)."""
+    return current_ids().uid(resource, namespace, name)
 
 
 def metadata(obj: Object) -> dict[str, Any]:

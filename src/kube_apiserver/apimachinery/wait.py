@@ -8,6 +8,8 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from .clock import current_clock
+
 log = logging.getLogger("kube_apiserver")
 
 
@@ -22,8 +24,11 @@ async def cancel_and_wait(*tasks: asyncio.Task | asyncio.Future | None) -> None:
 
 
 class Periodic:
-    def __init__(self, name: str, interval: float, fn: Callable[[], Awaitable[None]]):
+    def __init__(self, name: str, interval: float, fn: Callable[[], Awaitable[None]], clocked: bool = False):
+        """`clocked`: the interval passes on the server's clock (apimachinery/clock.py: under --deterministic,
+        only when the test advances it), not on the event loop's."""
         self.name = name
+        self.clocked = clocked
         self.interval = interval
         self.fn = fn
         self._task: asyncio.Task[None] | None = None
@@ -38,7 +43,7 @@ class Periodic:
 
     async def _loop(self) -> None:
         while True:
-            await asyncio.sleep(self.interval)
+            await (current_clock().sleep(self.interval) if self.clocked else asyncio.sleep(self.interval))
             try:
                 await self.fn()
             except Exception:  # noqa: BLE001 - tried again at the next interval

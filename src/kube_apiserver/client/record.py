@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import current_clock, current_ids
 from ..apimachinery.validation import is_dns1123_subdomain
 from ..apimachinery.wait import cancel_and_wait
 from .rest import STRATEGIC_MERGE_PATCH, Client
@@ -62,10 +62,13 @@ def event_name(ref_name: str, unix_nano: int) -> str:
     """util.GenerateEventName: `<name>.<nanoseconds in hex>`, or a random UUID when that is not a valid name."""
     name = f"{ref_name}.{unix_nano:x}"
     if is_dns1123_subdomain(name):
-        import uuid
-
-        return str(uuid.uuid4())
+        return current_ids().uid("events", "", ref_name)
     return name
+
+
+def clock_ns() -> int:
+    """The server's clock (apimachinery/clock.py) in nanoseconds since the epoch."""
+    return int(current_clock().time() * 1_000_000_000)
 
 
 def _time(unix_nano: int) -> str:
@@ -158,8 +161,8 @@ class Correlation:
 class EventCorrelator:
     """EventCorrelate: aggregate, then deduplicate into a patch, then the spam filter."""
 
-    def __init__(self, clock: Callable[[], int] = time.time_ns):
-        self.clock = clock  # nanoseconds since the epoch
+    def __init__(self, clock: Callable[[], int] | None = None):
+        self.clock = clock or clock_ns  # nanoseconds since the epoch
         self._spam: _LRU = _LRU(LRU_CACHE_ENTRIES)
         self._aggregates: _LRU = _LRU(LRU_CACHE_ENTRIES)
         self._observed: _LRU = _LRU(LRU_CACHE_ENTRIES)
@@ -245,7 +248,9 @@ class EventRecorder:
     def _make_event(self, ref: Object, annotations: dict[str, str] | None, event_type: str, reason: str,
                     message: str) -> Object:
         now = self.broadcaster.clock()
-        meta: Object = {"name": event_name(ref.get("name", ""), now), "namespace": ref.get("namespace") or "default"}
+        ref_name = ref.get("name", "")
+        name = event_name(ref_name, self.broadcaster.name_nanos(ref_name, now))
+        meta: Object = {"name": name, "namespace": ref.get("namespace") or "default"}
         if annotations:
             meta["annotations"] = dict(annotations)
         stamp = _time(now)
@@ -261,13 +266,24 @@ class EventBroadcaster:
     """record.NewBroadcaster + StartRecordingToSink on the loopback client: one task writes the queued
     events in order. `clock` (nanoseconds since the epoch) is what the events' names and times come from."""
 
-    def __init__(self, client: Client, clock: Callable[[], int] = time.time_ns, sleep_seconds: float = SLEEP_SECONDS):
+    def __init__(self, client: Client, clock: Callable[[], int] | None = None, sleep_seconds: float = SLEEP_SECONDS):
         self.client = client
-        self.clock = clock
+        self.clock = clock or clock_ns
+        self._last_names: OrderedDict[str, int] = OrderedDict()  # object name -> its last event's nanoseconds
         self.sleep_seconds = sleep_seconds
-        self.correlator = EventCorrelator(clock)
+        self.correlator = EventCorrelator(self.clock)
         self._queue: asyncio.Queue[Object] = asyncio.Queue(MAX_QUEUED_EVENTS)
         self._task: asyncio.Task[None] | None = None
+
+    def name_nanos(self, ref_name: str, now: int) -> int:
+        """The nanoseconds an event's name is made of: now, or one more than the object's last event's when the
+        clock stood still (--deterministic), so two events of one object at one instant keep distinct names."""
+        last = self._last_names.pop(ref_name, None)
+        nanos = now if last is None else max(now, last + 1)
+        self._last_names[ref_name] = nanos
+        if len(self._last_names) > LRU_CACHE_ENTRIES:
+            self._last_names.popitem(last=False)
+        return nanos
 
     def new_recorder(self, source: EventSource) -> EventRecorder:
         return EventRecorder(self, source)

@@ -4,7 +4,12 @@ A key is in the queue at most once however often it is added (`dirty`), and neve
 at once: a key added while it is being processed (`processing`) goes back in when the worker is `done`
 with it. Keys may be added after a delay (the earliest asked for wins) or after the rate limiter's delay,
 which grows per key with its failures (5 ms doubling to 1000 s) and is bounded overall by a 10/s bucket
-with a burst of 100: DefaultControllerRateLimiter."""
+with a burst of 100: DefaultControllerRateLimiter.
+
+A delay asked for (`add_after`: a CronJob's next schedule, a TTL's expiry) passes on the server's clock
+(apimachinery/clock.py), which under --deterministic moves only when the test advances it; the rate
+limiter's backoff after a failure passes on the event loop's, so a conflict is retried without the test's
+help."""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, Protocol, TypeVar
+
+from ..apimachinery.clock import REAL, Clock, TimerHandle, current_clock
 
 log = logging.getLogger("kube_apiserver.controllers")
 T = TypeVar("T", bound=Hashable)
@@ -112,7 +119,8 @@ class WorkQueue(Generic[T]):
         self._queue: deque[T] = deque()
         self._dirty: set[T] = set()
         self._processing: set[T] = set()
-        self._waiting: dict[T, asyncio.TimerHandle] = {}
+        self._waiting: dict[T, TimerHandle] = {}  # add_after, on the server's clock
+        self._backing_off: dict[T, TimerHandle] = {}  # add_rate_limited, on the loop's
         self._not_empty = asyncio.Event()
         self._shutting_down = False
 
@@ -133,27 +141,29 @@ class WorkQueue(Generic[T]):
         self._not_empty.set()
 
     def add_after(self, item: T, delay: float) -> None:
-        """The item is added in `delay` seconds; an earlier time already asked for wins."""
+        """The item is added in `delay` seconds of the server's clock; an earlier time already asked for wins."""
+        self._add_after(item, delay, current_clock(), self._waiting)
+
+    def _add_after(self, item: T, delay: float, clock: Clock, waiting: dict[T, TimerHandle]) -> None:
         if self._shutting_down:
             return
         if delay <= 0:
             self.add(item)
             return
-        loop = asyncio.get_running_loop()
-        ready_at = loop.time() + delay
-        waiting = self._waiting.get(item)
-        if waiting is not None:
-            if waiting.when() <= ready_at:
+        ready_at = clock.monotonic() + delay
+        earlier = waiting.get(item)
+        if earlier is not None:
+            if earlier.when() <= ready_at:
                 return
-            waiting.cancel()
-        self._waiting[item] = loop.call_at(ready_at, self._ready, item)
+            earlier.cancel()
+        waiting[item] = clock.call_later(delay, self._ready, item, waiting)
 
-    def _ready(self, item: T) -> None:
-        self._waiting.pop(item, None)
+    def _ready(self, item: T, waiting: dict[T, TimerHandle]) -> None:
+        waiting.pop(item, None)
         self.add(item)
 
     def add_rate_limited(self, item: T) -> None:
-        self.add_after(item, self.rate_limiter.when(item))
+        self._add_after(item, self.rate_limiter.when(item), REAL.clock, self._backing_off)
 
     def forget(self, item: T) -> None:
         self.rate_limiter.forget(item)
@@ -182,9 +192,10 @@ class WorkQueue(Generic[T]):
     def shut_down(self) -> None:
         """No more adds; workers drain what is queued, then get() raises QueueShutDown."""
         self._shutting_down = True
-        for waiting in self._waiting.values():
+        for waiting in (*self._waiting.values(), *self._backing_off.values()):
             waiting.cancel()
         self._waiting.clear()
+        self._backing_off.clear()
         self._not_empty.set()
 
 

@@ -16,6 +16,7 @@ from kube_apiserver.cmd import validation
 from kube_apiserver.cmd.datadir import credentials_lock
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
+from kube_apiserver.cmd.testing_clock import DeterministicOptions
 from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
 from kube_apiserver.controllers.endpointslice.config import EndpointSliceConfiguration
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
@@ -66,6 +67,7 @@ class CompletedOptions:
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     terminated_pod_gc_threshold: int = 12500
     enable_testing_endpoints: bool = False
+    deterministic: DeterministicOptions = field(default_factory=DeterministicOptions)
 
     # Shortcuts to the values the server needs most.
     @property
@@ -130,6 +132,7 @@ class CompletedOptions:
         errors += self.authorization.validate()
         errors += self.admission.validate()
         errors += self.api_enablement.validate()
+        errors += self.deterministic.validate()
         errors += [
             f"--controllers: unknown controller {name!r}" for name in unknown_controllers(self.controllers)
         ]
@@ -214,6 +217,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         nodes=s.nodes,
         terminated_pod_gc_threshold=s.terminated_pod_gc_threshold,
         enable_testing_endpoints=s.enable_testing_endpoints,
+        deterministic=s.deterministic,
     )
     with credentials_lock(completed.data_dir):
         _maybe_generate_certs(completed)

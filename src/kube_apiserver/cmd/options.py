@@ -22,6 +22,7 @@ from kube_apiserver.cli.parse import FlagError, parse_args
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
+from kube_apiserver.cmd.testing_clock import DeterministicOptions
 from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
 from kube_apiserver.controllers.endpointslice import config as endpointslice_config
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
@@ -68,6 +69,8 @@ class ServerRunOptions:
     enable_aggregator_routing: bool = False
     # Not a kube-apiserver flag: /debug/testing/* for test suites (snapshots, faults, request history).
     enable_testing_endpoints: bool = False
+    # Not kube-apiserver flags: --deterministic* for test suites (cmd/testing_clock.py).
+    deterministic: DeterministicOptions = field(default_factory=DeterministicOptions)
     # Not a kube-apiserver flag: the kube-controller-manager controllers this server embeds.
     controllers: list[str] = field(default_factory=lambda: ["*"])
     # Not kube-apiserver flags either: kube-controller-manager's --leader-elect* for those controllers.
@@ -154,6 +157,7 @@ class ServerRunOptions:
             "Serve /debug/testing/* for test suites: store snapshots, fault injection and request history. "
             "Authorized as any non-resource URL (system:masters may use them). Never enable it in production.",
         )
+        self.deterministic.add_flags(fs)
         fs.string_var(
             self, "service_cluster_ip_ranges", "service-cluster-ip-range", _SERVICE_CLUSTER_IP_RANGE_HELP
         )

@@ -54,6 +54,7 @@ from ..storage.factory import StorageFactory
 from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
+from ..apimachinery.clock import install as install_time_sources
 from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
@@ -304,6 +305,9 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
     """`announce`: print the URL and kubeconfig for the person who ran the command (not for a library's
     server, whose caller reads them from its attributes)."""
     log.info("Version: %s", version.GIT_VERSION)
+    sources = opts.deterministic.sources()
+    if sources is not None:  # before anything starts: every task of this server inherits them
+        install_time_sources(sources.clock, sources.ids)
     config = await new_config(opts)
     server = create_server_chain(config)
     prepared = server.prepare_run()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .testing_clock import install_testing_clock
 from .testing_faults import install_faults_and_history
 from .testing_snapshots import install_snapshot_endpoints
 from .testing_users import install_testing_users
@@ -19,7 +20,9 @@ TESTING_PREFIX = "/debug/testing"
 
 def install_testing_endpoints(config: ServerConfig, server: GenericAPIServer) -> None:
     """Each mechanism's paths: snapshots (/debug/testing/snapshots...), faults (/debug/testing/faults),
-    request history (/debug/testing/requests), users' tokens (/debug/testing/users)."""
+    request history (/debug/testing/requests), users' tokens (/debug/testing/users), the clock
+    (/debug/testing/clock)."""
     install_faults_and_history(config, server)
     install_snapshot_endpoints(config, server)
     install_testing_users(config, server)
+    install_testing_clock(config, server)

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import wall_time
 from ..apimachinery.labels import SelectorParseError, selector_from_label_selector
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import NORMAL, WARNING, EventRecorder
@@ -64,7 +65,7 @@ class DisruptionController(QueueController):
         informers: SharedInformerFactory,
         recorder: EventRecorder,
         scale_of: ScaleGetter | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
         workers: int = 1,
     ):
         super().__init__("disruption", client, recorder, workers)
@@ -405,10 +406,10 @@ def _set_condition(status: Object, condition_status: str, reason: str, message: 
     for condition in conditions:
         if condition.get("type") == DISRUPTION_ALLOWED:
             if condition.get("status") != condition_status:
-                condition["lastTransitionTime"] = _rfc3339(time.time())
+                condition["lastTransitionTime"] = _rfc3339(wall_time())
             condition.update(wanted)
             return
-    conditions.append({**wanted, "lastTransitionTime": _rfc3339(time.time())})
+    conditions.append({**wanted, "lastTransitionTime": _rfc3339(wall_time())})
 
 
 def _conditions_up_to_date(status: Object) -> bool:

@@ -12,14 +12,13 @@ import contextlib
 import logging
 import random
 import socket
-import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from ..apimachinery import errors
+from ..apimachinery.clock import current_clock, current_ids, wall_now
 from ..apimachinery.wait import cancel_and_wait
 from ..registry.context import Context, UserInfo
 from ..registry.rest import UpdatedObjectInfo
@@ -63,7 +62,8 @@ class LeaderElectionConfiguration:
 
 def new_identity(hostname: str | None = None) -> str:
     """kube-controller-manager's: the hostname and a UUID, so two processes on one host differ."""
-    return f"{hostname or socket.gethostname()}_{uuid.uuid4()}"
+    hostname = hostname or socket.gethostname()
+    return f"{hostname}_{current_ids().uid('identity', '', hostname)}"
 
 
 def micro_time(moment: datetime) -> str:
@@ -162,8 +162,8 @@ class LeaderElector:
         on_stopped_leading: Callable[[], Awaitable[None]],
         release_on_cancel: bool = True,
         sole_candidate: bool = False,
-        clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Callable[[], float] | None = None,
+        wall_clock: Callable[[], datetime] = wall_now,
     ):
         self.config = config
         self.client = client
@@ -174,7 +174,9 @@ class LeaderElector:
         # No other candidate can be alive (this process holds the storage's exclusive lock), so a lease
         # another identity holds is a dead process's: taken at once rather than after its duration.
         self.sole_candidate = sole_candidate
-        self.clock = clock
+        # The server's clock (apimachinery/clock.py): under --deterministic the lease is renewed, and may
+        # expire, only as the test advances time.
+        self.clock = clock or (lambda: current_clock().monotonic())
         self.wall_clock = wall_clock
         self.observed_record: LeaderElectionRecord | None = None
         self.observed_lease: Object | None = None
@@ -247,17 +249,17 @@ class LeaderElector:
     async def _acquire(self) -> None:
         log.info("attempting to acquire leader lease %s...", self.name)
         while not await self.try_acquire_or_renew():
-            await asyncio.sleep(self.config.retry_period * (1 + random.random() * JITTER_FACTOR))
+            await current_clock().sleep(self.config.retry_period * (1 + random.random() * JITTER_FACTOR))
 
     async def _renew(self) -> None:
         """Returns once a renewal has failed for longer than the renew deadline."""
         while True:
-            await asyncio.sleep(self.config.retry_period)
+            await current_clock().sleep(self.config.retry_period)
             deadline = self.clock() + self.config.renew_deadline
             while not await self.try_acquire_or_renew():
                 if self.clock() >= deadline:
                     return
-                await asyncio.sleep(self.config.retry_period)
+                await current_clock().sleep(self.config.retry_period)
 
     def _lease_valid(self) -> bool:
         duration = self.observed_record.lease_duration_seconds if self.observed_record else 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import wall_now
 from ..apimachinery.meta import now_rfc3339
 from .discovery import DiscoveredResource, ServerResources
 from .informer import RETRY_SECONDS, Informer, InformerController, Resource
@@ -249,4 +250,4 @@ def _seconds_since(timestamp: str) -> float:
         then = datetime.datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
     except ValueError:
         return float("inf")
-    return (datetime.datetime.now(datetime.UTC) - then).total_seconds()
+    return (wall_now() - then).total_seconds()

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..api.core.scheduling_helpers import tolerates
 from ..apimachinery import errors
+from ..apimachinery.clock import wall_time
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import EventRecorder
 from ..client.rest import Client
@@ -100,7 +101,7 @@ class NodeLifecycleController(QueueController):
         monitor_period: float = DEFAULT_MONITOR_PERIOD,
         startup_grace_period: float = DEFAULT_STARTUP_GRACE_PERIOD,
         workers: int = 1,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         # Its queue: nodes whose NoSchedule taints to check.
         super().__init__(self.name, client, recorder, workers)
@@ -322,7 +323,7 @@ class TaintEvictionController(QueueController):
         informers: SharedInformerFactory,
         recorder: EventRecorder,
         workers: int = 2,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         super().__init__(self.name, client, recorder, workers)  # its queue: (namespace, name) of pods
         self.clock = clock

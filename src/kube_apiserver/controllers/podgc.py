@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import monotonic, wall_now
 from ..client.informers import SharedInformerFactory
 from ..client.rest import STRATEGIC_MERGE_PATCH, Client
 from .controller_utils import parse_time, pod_phase
@@ -68,7 +67,7 @@ class PodGCController(QueueController):
         terminated_pod_gc_threshold: int = DEFAULT_TERMINATED_POD_GC_THRESHOLD,
         gc_check_period: float = GC_CHECK_PERIOD,
         quarantine_time: float = QUARANTINE_TIME,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = monotonic,
     ):
         """`terminated_pod_gc_threshold` <= 0 turns the collection of terminated pods off."""
         super().__init__("podgc", client, None, 0)  # no workers: the collection runs on a period
@@ -178,7 +177,7 @@ class PodGCController(QueueController):
             if not is_terminated(pod):
                 status: Object = {"phase": "Failed"}
                 if condition is not None:
-                    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                    stamp = wall_now().strftime("%Y-%m-%dT%H:%M:%SZ")
                     status["conditions"] = [{**condition, "lastTransitionTime": stamp}]
                 await api.patch(
                     meta["name"],

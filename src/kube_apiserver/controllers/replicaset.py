@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import wall_time
 from ..apimachinery.labels import (
     Selector,
     SelectorParseError,
@@ -86,7 +86,7 @@ def _replicas(rs: Object) -> int:
 
 class ReplicaSetController(QueueController):
     def __init__(self, kind: ReplicaKind, client: Client, informers: SharedInformerFactory, recorder: EventRecorder,
-                 workers: int = 5, clock: Callable[[], float] = time.time):
+                 workers: int = 5, clock: Callable[[], float] = wall_time):
         self.kind = kind
         name = "replicaset" if kind is REPLICA_SETS else "replicationcontroller"
         super().__init__(name, client, recorder, workers)

@@ -6,12 +6,12 @@ requeued for its expiry time; the expiry is checked again on a fresh read before
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
 from ..api.batch.jobstatus import finished
 from ..apimachinery import errors
+from ..apimachinery.clock import wall_time
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.rest import Client
 from .controller_utils import parse_time
@@ -39,7 +39,7 @@ class TTLAfterFinishedController(QueueController):
         client: Client,
         informers: SharedInformerFactory,
         workers: int = 5,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         super().__init__("ttl-after-finished", client, None, workers, queue_name="ttl_jobs_to_delete")
         self.clock = clock

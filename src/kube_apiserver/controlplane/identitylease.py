@@ -9,12 +9,12 @@ import base64
 import hashlib
 import logging
 import struct
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import current_ids, wall_now
 from ..apimachinery.wait import Periodic
 from ..registry.context import Context
 from ..registry.options import DeleteOptions, ListQuery
@@ -66,15 +66,15 @@ class IdentityLeaseController:
         hostname: str,
         duration_seconds: int = IDENTITY_LEASE_DURATION_SECONDS,
         renew_interval: float = IDENTITY_LEASE_RENEW_INTERVAL_SECONDS,
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        now: Callable[[], datetime] = wall_now,
     ):
         self.leases = leases
         self.hostname = hostname
         self.name = identity_lease_name(hostname)
-        self.holder_identity = f"{self.name}_{uuid.uuid4()}"
+        self.holder_identity = f"{self.name}_{current_ids().uid('identity', NAMESPACE, self.name)}"
         self.duration_seconds = duration_seconds
         self.now = now
-        self._periodic = Periodic("apiserver identity lease controller", renew_interval, self.sync)
+        self._periodic = Periodic("apiserver identity lease controller", renew_interval, self.sync, clocked=True)
 
     async def start(self) -> None:
         try:
@@ -143,11 +143,11 @@ class IdentityLeaseGarbageCollector:
         self,
         leases: Store,
         period: float = IDENTITY_LEASE_GC_PERIOD_SECONDS,
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        now: Callable[[], datetime] = wall_now,
     ):
         self.leases = leases
         self.now = now
-        self._periodic = Periodic("apiserver identity lease garbage collector", period, self.collect)
+        self._periodic = Periodic("apiserver identity lease garbage collector", period, self.collect, clocked=True)
 
     async def start(self) -> None:
         try:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.clock import wall_time
 from ..apimachinery.meta import parse_time
 from ..client.informers import EventHandler, SharedInformerFactory, object_key
 from ..client.record import EventBroadcaster, EventRecorder, EventSource
@@ -58,7 +58,7 @@ class NodeSimulator:
         config: NodesConfiguration,
         events: EventBroadcaster | None = None,
         workers: int = 5,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         """`events`: where each node's kubelet records its pods' events (None: none are recorded)."""
         self.client = client

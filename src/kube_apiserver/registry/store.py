@@ -8,6 +8,7 @@ import datetime
 from typing import Any
 
 from ..apimachinery import errors, field
+from ..apimachinery.clock import wall_now
 from ..storage import interface as storage
 from ..storage.factory import StorageFactory
 from .context import Context
@@ -100,7 +101,7 @@ class Store:
         meta = obj["metadata"]
         for attempt in range(GENERATE_NAME_RETRIES if generated else 1):
             if attempt:
-                meta["name"] = generate_name(meta["generateName"])
+                meta["name"] = generate_name(meta["generateName"], meta.get("namespace", ""))
             key = self.key(ctx, meta.get("name") or "")
             try:
                 if ctx.dry_run:
@@ -375,7 +376,7 @@ class ChangedSinceRead(Exception):  # noqa: N818 - a signal to decide again, not
 
 
 def _after(seconds: int) -> str:
-    when = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=seconds)
+    when = wall_now() + datetime.timedelta(seconds=seconds)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -3,17 +3,17 @@ generic steps every create and update take (rest.BeforeCreate, rest.BeforeUpdate
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from ..apimachinery import errors, field, validation
+from ..apimachinery.clock import NAME_SUFFIX_ALPHABET, NAME_SUFFIX_LENGTH, current_ids
 from ..apimachinery.meta import new_uid, now_rfc3339
 from .context import Context
 from .rest import ResourceInfo
 
 Object = dict[str, Any]
-GENERATE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-GENERATE_NAME_SUFFIX = 5
+GENERATE_NAME_ALPHABET = NAME_SUFFIX_ALPHABET
+GENERATE_NAME_SUFFIX = NAME_SUFFIX_LENGTH
 MAX_GENERATE_NAME_PREFIX = 63 - GENERATE_NAME_SUFFIX
 
 
@@ -105,9 +105,10 @@ def _spec_changed(obj: Object, old: Object) -> bool:
 
 # ---- the generic steps (k8s.io/apiserver/pkg/registry/rest/create.go, update.go) ----
 
-def generate_name(prefix: str) -> str:
+def generate_name(prefix: str, namespace: str = "") -> str:
+    """The prefix and a random suffix (seeded by (namespace, prefix) under --deterministic)."""
     prefix = prefix[:MAX_GENERATE_NAME_PREFIX]
-    return prefix + "".join(random.choice(GENERATE_NAME_ALPHABET) for _ in range(GENERATE_NAME_SUFFIX))
+    return prefix + current_ids().name_suffix(namespace, prefix)
 
 
 def _error_group(strategy: Strategy) -> str:
@@ -125,8 +126,8 @@ def before_create(strategy: Strategy, ctx: Context, obj: Object) -> None:
         meta.pop(system_field, None)
     # The system fields and a generated name come first: PrepareForCreate may use them (a Job's selector).
     if not meta.get("name") and meta.get("generateName"):
-        meta["name"] = generate_name(meta["generateName"])
-    meta["uid"] = new_uid()
+        meta["name"] = generate_name(meta["generateName"], meta.get("namespace", ""))
+    meta["uid"] = new_uid(strategy.info.resource, meta.get("namespace", ""), meta.get("name", ""))
     meta["creationTimestamp"] = now_rfc3339()
     strategy.prepare_for_create(ctx, obj)
     errs = strategy.validate(ctx, obj)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..apimachinery.clock import wall_now
 from .rest import TableColumn
 
 Object = dict[str, Any]
@@ -59,7 +60,7 @@ def age(obj: Object) -> str:
     if not stamp:
         return "<unknown>"
     created = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-    return human_duration((datetime.datetime.now(datetime.UTC) - created).total_seconds())
+    return human_duration((wall_now() - created).total_seconds())
 
 
 def name(obj: Object) -> str:

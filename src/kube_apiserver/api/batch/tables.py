@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from ...apimachinery.clock import wall_now
 from ...registry.rest import TableColumn
 from ...registry.table import AGE, NAME, TableConvertor, age, human_duration, name
 from ..networking.common import selector_text
@@ -34,7 +35,7 @@ def _parse(stamp: str) -> datetime.datetime:
 
 
 def _since(stamp: str) -> str:
-    return human_duration((datetime.datetime.now(datetime.UTC) - _parse(stamp)).total_seconds())
+    return human_duration((wall_now() - _parse(stamp)).total_seconds())
 
 
 def container_cells(pod_spec: Object) -> list[str]:

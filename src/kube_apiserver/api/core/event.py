@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apimachinery import field, validation
+from ...apimachinery.clock import wall_now
 from ...registry.context import Context
 from ...registry.rest import ResourceInfo, TableColumn
 from ...registry.store import Store
@@ -120,7 +121,7 @@ def _since(stamp: Any) -> str:
     if not stamp:
         return "<unknown>"
     when = datetime.datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
-    return human_duration((datetime.datetime.now(datetime.UTC) - when).total_seconds())
+    return human_duration((wall_now() - when).total_seconds())
 
 
 def object_of(involved: Object) -> str:

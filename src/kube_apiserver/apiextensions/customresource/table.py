@@ -7,6 +7,7 @@ import datetime
 from typing import Any
 
 from ...apimachinery import jsonpath
+from ...apimachinery.clock import wall_now
 from ...registry.rest import TableColumn
 from ...registry.table import CREATED_DESCRIPTION, NAME, TableConvertor, human_duration, name
 
@@ -21,7 +22,7 @@ def _date(value: Any) -> Any:
         moment = datetime.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
     except (TypeError, ValueError):
         return "<invalid>"
-    return human_duration((datetime.datetime.now(datetime.UTC) - moment).total_seconds())
+    return human_duration((wall_now() - moment).total_seconds())
 
 
 def cell(kind: str, value: Any) -> Any:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from ...apimachinery.clock import wall_now
 from ..errors import StatusError, bad_request
 from ..openapischema import Node
 from . import lastapplied
@@ -56,7 +57,7 @@ class FieldManager:
         self.api_version = api_version
         self.kind = kind
         self.updater = Updater(self.root, FieldSet(*(make_path(*path) for path in reset_fields)))
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or wall_now
 
     # ---- updates (create, update, non-apply patch) ----
 

@@ -11,13 +11,13 @@ import copy
 import datetime
 import functools
 import logging
-import time
 import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
 from ...api.batch.jobstatus import condition_true
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_time
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import NORMAL, WARNING, EventRecorder
 from ...client.rest import Client
@@ -105,7 +105,7 @@ class CronJobController(QueueController):
         informers: SharedInformerFactory,
         recorder: EventRecorder,
         workers: int = 5,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         super().__init__("cronjob", client, recorder, workers)
         self.clock = clock

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_time
 from ...apimachinery.labels import Selector, SelectorParseError, selector_from_label_selector
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import NORMAL, WARNING, EventRecorder
@@ -102,7 +102,7 @@ class DaemonSetsController(QueueController):
         informers: SharedInformerFactory,
         recorder: EventRecorder,
         workers: int = CONCURRENT_DAEMONSET_SYNCS,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         super().__init__(self.name, client, recorder, workers)
         self.clock = clock

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import copy
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
+from ...apimachinery.clock import wall_time
 from ...apimachinery.labels import SelectorParseError, selector_from_label_selector
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import EventRecorder
@@ -41,7 +41,7 @@ class DeploymentController(RollingMixin, RecreateMixin, RollbackMixin, QueueCont
         informers: SharedInformerFactory,
         recorder: EventRecorder,
         workers: int = CONCURRENT_DEPLOYMENT_SYNCS,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         self.deployments = informers.for_resource("apps", "v1", "deployments")
         self.replica_sets = informers.for_resource("apps", "v1", "replicasets")

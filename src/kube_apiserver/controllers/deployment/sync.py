@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import copy
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_time
 from ...client.informers import SharedIndexInformer
 from ...client.record import EventRecorder
 from ...client.rest import Client, ResourceClient
@@ -50,7 +50,7 @@ class DeploymentSync:
         replica_sets: SharedIndexInformer,
         recorder: EventRecorder,
         queue: WorkQueue[str],
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
     ):
         self.client = client
         self.rs_informer = replica_sets

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from typing import Any
 
 from ...api.batch.jobstatus import finished
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_time
 from ...apimachinery.labels import SelectorParseError, selector_from_label_selector
 from ...client.informers import EventHandler, SharedInformerFactory, object_key
 from ...client.record import NORMAL, WARNING, EventRecorder
@@ -191,7 +191,7 @@ class JobController(QueueController):
         informers: SharedInformerFactory,
         recorder: EventRecorder,
         workers: int = 5,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
         pod_failure_backoff: float = DEFAULT_POD_FAILURE_BACKOFF,
     ):
         """`pod_failure_backoff`: the first delay after a pod failure (upstream's 10 s), doubling per

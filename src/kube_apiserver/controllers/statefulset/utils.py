@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import copy
 import re
-import time
 from typing import Any
 
+from ...apimachinery.clock import wall_time
 from ..controller_utils import (
     is_pod_available,
     is_pod_ready,
@@ -217,7 +217,7 @@ def is_running_and_ready(pod: Object) -> bool:
 
 
 def is_running_and_available(pod: Object, min_ready: int, now: float | None = None) -> bool:
-    return is_pod_available(pod, min_ready, time.time() if now is None else now)
+    return is_pod_available(pod, min_ready, wall_time() if now is None else now)
 
 
 def is_healthy(pod: Object) -> bool:
@@ -377,7 +377,7 @@ def replica_status(pods: list[Object], min_ready: int, current: str, update: str
         "currentReplicas": 0,
         "updatedReplicas": 0,
     }
-    now = time.time()
+    now = wall_time()
     for pod in pods:
         created = is_created(pod)
         counts["replicas"] += created

@@ -6,6 +6,7 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
+from ....apimachinery.clock import wall_now
 from ....registry.rest import TableColumn
 from ....registry.table import AGE, NAME, TableConvertor, age, human_duration, name
 
@@ -49,7 +50,7 @@ ROW_CONDITIONS = {
 
 def _since(stamp: str) -> str:
     when = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-    return human_duration((datetime.datetime.now(datetime.UTC) - when).total_seconds())
+    return human_duration((wall_now() - when).total_seconds())
 
 
 class Summary:

@@ -13,6 +13,7 @@ from ....admission.resourcequota import resources as rl
 from ....admission.resourcequota.generic import Selector, object_count_name
 from ....admission.resourcequota.resources import ResourceList
 from ....apimachinery import labels, quantity
+from ....apimachinery.clock import wall_now
 from ...node.resources import is_extended, is_native
 from ..podspec import compute_qos
 from ..podspec.requests import pod_limits, pod_requests
@@ -58,7 +59,7 @@ def quota_v1_pod(pod: Object, now: datetime.datetime | None = None) -> bool:
     stamp, grace = meta.get("deletionTimestamp"), meta.get("deletionGracePeriodSeconds")
     if stamp and grace is not None:
         deleted = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-        now = now or datetime.datetime.now(datetime.UTC)
+        now = now or wall_now()
         if now > deleted + datetime.timedelta(seconds=grace):
             return False
     return True

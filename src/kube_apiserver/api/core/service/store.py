@@ -27,9 +27,9 @@ class ServiceStore(Store):
 
     async def _begin_create(self, ctx: Context, obj: Object) -> Transaction:
         meta = obj.setdefault("metadata", {})
-        if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = generate_name(meta["generateName"])
         meta["namespace"] = meta.get("namespace") or ctx.namespace
+        if not meta.get("name") and meta.get("generateName"):
+            meta["name"] = generate_name(meta["generateName"], meta["namespace"])
         normalize_cluster_ips(obj, None)
         return await self.allocators.allocate_create(obj, ctx.dry_run)
 
