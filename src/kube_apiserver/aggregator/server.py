@@ -40,7 +40,8 @@ def chain_routes(delegate: Any) -> RouteTable:
 
 
 class APIAggregator:
-    def __init__(self, config: CompletedConfig, delegate: DelegationTarget, storage: StorageFactory):
+    def __init__(self, config: CompletedConfig, delegate: DelegationTarget, storage: StorageFactory,
+                 proxy_client_cert: tuple[str, str] | None = None):
         self.server = config.new("kube-aggregator", delegate)
         self.delegate_handler = delegate.unprotected_handler()
         self.server.install_api_groups(apiservice.new_api_group_info(storage))
@@ -49,7 +50,9 @@ class APIAggregator:
         self.store = routes["apiservices"].scope.storage
         status_store = routes["apiservices/status"].scope.storage
         served = chain_routes(delegate)
-        self.lookup, self.transport = ServiceLookup(served), Transport()
+        # The proxy client certificate is the aggregator's identity to aggregated servers: they trust the
+        # X-Remote-* headers of a client the request-header CA vouches for.
+        self.lookup, self.transport = ServiceLookup(served), Transport(proxy_client_cert)
         self.lister = APIServiceLister(self.store)
         self.proxy_handlers: dict[str, ProxyHandler] = {}
         self.group_handlers: dict[str, APIGroupHandler] = {}
@@ -171,9 +174,9 @@ class APIAggregator:
         return await (handler or self.delegate_handler)(req)
 
 
-def new_aggregator_server(config: CompletedConfig, delegate: DelegationTarget,
-                          storage: StorageFactory) -> GenericAPIServer:
-    aggregator = APIAggregator(config, delegate, storage)
+def new_aggregator_server(config: CompletedConfig, delegate: DelegationTarget, storage: StorageFactory,
+                          proxy_client_cert: tuple[str, str] | None = None) -> GenericAPIServer:
+    aggregator = APIAggregator(config, delegate, storage, proxy_client_cert)
     server = aggregator.server
     server.aggregator = aggregator  # type: ignore[attr-defined]  # reachable from the chain's head
     return server

@@ -75,17 +75,26 @@ def with_authenticated_group(user: UserInfo) -> UserInfo:
 
 class UnionAuthenticator:
     """The first authenticator that knows the request wins; every authenticated user gets
-    system:authenticated."""
+    system:authenticated. One that fails does not stop the others (a front-proxy certificate fails the
+    client-CA check and passes the request-header one); when none knows the request and one failed, the
+    request fails, anonymous or not (union.New, then union.NewFailOnError with the anonymous one)."""
 
     def __init__(self, authenticators: list[RequestAuthenticator], anonymous: RequestAuthenticator | None):
         self.authenticators = authenticators
         self.anonymous = anonymous
 
     async def authenticate(self, req: Request) -> UserInfo | None:
+        failures: list[str] = []
         for authenticator in self.authenticators:
-            user = await authenticator.authenticate(req)
+            try:
+                user = await authenticator.authenticate(req)
+            except AuthenticationError as err:
+                failures.append(str(err))
+                continue
             if user is not None:
                 return with_authenticated_group(user)
+        if failures:  # utilerrors.NewAggregate's wording
+            raise AuthenticationError(failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]")
         if self.anonymous is not None:
             return await self.anonymous.authenticate(req)
         return None

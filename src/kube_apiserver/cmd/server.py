@@ -18,6 +18,7 @@ from ..api.flowcontrol import bootstrap as flowcontrol_bootstrap
 from ..api.flowcontrol.common import GROUP as FLOWCONTROL_GROUP
 from ..api.resource import features as resource_features
 from ..apiextensions.server import new_apiextensions_server
+from ..apimachinery.clock import install as install_time_sources
 from ..apimachinery.equivalence import EquivalentResourceRegistry
 from ..apimachinery.openapischema import SchemaSource
 from ..authentication.loopback import loopback_authenticator, new_loopback_token
@@ -28,6 +29,7 @@ from ..authentication.request import (
     UnionAuthenticator,
     UnionTokenAuthenticator,
 )
+from ..authentication.requestheader import IssuerCheck, RequestHeaderAuthenticator, RequestHeaderConfig
 from ..authentication.review import TokenReviewer
 from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
@@ -36,6 +38,7 @@ from ..authorization.modes import new_authorizer
 from ..client.informers import SharedInformerFactory
 from ..client.rest import Client, LoopbackTransport
 from ..controllers.aggregated import aggregated_resources
+from ..controlplane.clusterauthenticationtrust import ClusterAuthenticationInfo
 from ..controlplane.instance import ExtraConfig, new_instance
 from ..controlplane.rbac import InformerRuleSource, bootstrap_roles
 from ..endpoints.http import Request, Response, text
@@ -45,6 +48,7 @@ from ..registry.context import UserInfo
 from ..server import healthz
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
+from ..server.options.authentication import BuiltInAuthenticationOptions, RequestHeaderAuthenticationOptions
 from ..server.serving import SecureServingInfo
 from ..serviceaccount.claims import ObjectGetter
 from ..serviceaccount.getter import storage_getter
@@ -54,7 +58,6 @@ from ..storage.factory import StorageFactory
 from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
-from ..apimachinery.clock import install as install_time_sources
 from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
@@ -78,6 +81,8 @@ class ServerConfig:
     informers: SharedInformerFactory | None = None
     # --enable-testing-endpoints: /debug/testing/* (cmd/testing_endpoints.py), for test suites only.
     testing_endpoints: bool = False
+    # --proxy-client-cert-file and --proxy-client-key-file: the aggregator's client certificate.
+    proxy_client_cert: tuple[str, str] | None = None
 
 
 async def new_storage(opts: CompletedOptions) -> StorageBackend:
@@ -105,10 +110,35 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
         token_authenticators.insert(0, loopback_authenticator(loopback_token, tuple(service_accounts.api_audiences)))
     bearer = UnionTokenAuthenticator(token_authenticators)
     authenticators: list[Any] = [BearerTokenAuthenticator(bearer)]
-    if authn.client_ca_file:
-        authenticators.insert(0, X509Authenticator())  # kube-apiserver asks x509 first
+    if authn.client_ca_file:  # kube-apiserver asks x509 first, after the front proxy's certificate
+        authenticators.insert(0, X509Authenticator(IssuerCheck(_read_bytes(authn.client_ca_file))))
+    if authn.request_header.client_ca_file:
+        authenticators.insert(0, RequestHeaderAuthenticator(request_header_config(authn.request_header)))
     reviewer = TokenReviewer(bearer, list(service_accounts.api_audiences), account_tokens)
     return UnionAuthenticator(authenticators, anonymous), reviewer
+
+
+def request_header_config(options: RequestHeaderAuthenticationOptions) -> RequestHeaderConfig:
+    return RequestHeaderConfig(_read_bytes(options.client_ca_file), list(options.allowed_names),
+                               list(options.username_headers), list(options.uid_headers),
+                               list(options.group_headers), list(options.extra_headers_prefix))
+
+
+def _authentication_info(authn: BuiltInAuthenticationOptions) -> ClusterAuthenticationInfo:
+    header = authn.request_header
+    if not header.client_ca_file:
+        return ClusterAuthenticationInfo(_read_bytes(authn.client_ca_file))
+    return ClusterAuthenticationInfo(_read_bytes(authn.client_ca_file), _read_bytes(header.client_ca_file),
+                                     list(header.allowed_names), list(header.username_headers),
+                                     list(header.uid_headers), list(header.group_headers),
+                                     list(header.extra_headers_prefix))
+
+
+def _read_bytes(path: str) -> bytes:
+    if not path:
+        return b""
+    with open(path, "rb") as f:
+        return f.read()
 
 
 async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> ServerConfig:
@@ -178,19 +208,21 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,
                                 client_ca_file=opts.authentication.client_ca_file,
+                                requestheader_client_ca_file=opts.authentication.request_header.client_ca_file,
                                 reuse_port=opts.secure_serving.permit_port_sharing)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,
-                        _read_text(opts.ca_file))
+                        _read_bytes(opts.ca_file).decode())
     extra.loopback = loopback  # the controllers write through it
     extra.csr_signing, extra.hpa = opts.csr_signing, opts.hpa
     extra.endpoint_slices = opts.endpoint_slices
     extra.nodes = opts.nodes
     extra.terminated_pod_gc_threshold = opts.terminated_pod_gc_threshold
+    extra.authentication_info = _authentication_info(opts.authentication)
     _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers,
-                        opts.enable_testing_endpoints)
+                        opts.enable_testing_endpoints, opts.authentication.proxy_client())
 
 
 def _configure_flow_control(opts: CompletedOptions, generic: Config, informers: SharedInformerFactory) -> None:
@@ -237,13 +269,6 @@ def _configure_replica(opts: CompletedOptions, extra: ExtraConfig, exclusive: bo
     extra.exclusive_storage = exclusive
 
 
-def _read_text(path: str) -> str:
-    if not path:
-        return ""
-    with open(path) as f:
-        return f.read()
-
-
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     """aggregator -> kube-apiserver -> apiextensions -> 404."""
     services = ServiceResolver(config.informers)  # CRD conversion webhooks' services
@@ -251,7 +276,7 @@ def create_server_chain(config: ServerConfig) -> GenericAPIServer:
     kube_api_server = new_instance(config.generic, config.extra, api_extensions)
     kube_api_server.add_post_start_hook("rbac/bootstrap-roles",
                                         lambda: bootstrap_roles(_loopback(config), config.rbac_source))
-    server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage)
+    server = new_aggregator_server(config.generic, kube_api_server, config.extra.storage, config.proxy_client_cert)
     _connect_loopback(config, server)
     _install_flow_control_debug(config, server)
     if config.testing_endpoints:

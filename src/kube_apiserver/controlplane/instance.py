@@ -31,6 +31,7 @@ from ..serviceaccount import openid
 from ..serviceaccount.issuer import TokenConfig
 from ..storage.factory import StorageFactory
 from .bootstrap import SystemNamespacesController
+from .clusterauthenticationtrust import ClusterAuthenticationInfo, ClusterAuthenticationTrustController
 from .identitylease import IdentityLeaseController, IdentityLeaseGarbageCollector
 from .kubernetesservice import INTERVAL_SECONDS, KubernetesServiceConfig, KubernetesServiceController
 from .reconcilers import DEFAULT_ENDPOINT_RECONCILER_TTL, LEASE, new_endpoint_reconciler
@@ -78,6 +79,8 @@ class ExtraConfig:
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     # --terminated-pod-gc-threshold (podgc).
     terminated_pod_gc_threshold: int = 12500
+    # The client CA and front-proxy configuration published in kube-system/extension-apiserver-authentication.
+    authentication_info: ClusterAuthenticationInfo = field(default_factory=ClusterAuthenticationInfo)
 
     def service_network(self) -> ServiceNetwork:
         return ServiceNetwork(self.service_cluster_ip_range or DEFAULT_CIDR, self.service_node_port_range)
@@ -124,6 +127,7 @@ class Instance:
         self.generic_api_server.kubernetes_service = kubernetes  # type: ignore[attr-defined]  # tests stop its renewals
         self._add_service_repair()
         self._add_identity_lease()
+        self._add_cluster_authentication_trust()
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
                                         f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
@@ -148,6 +152,12 @@ class Instance:
         server.add_pre_shutdown_hook("stop-kube-apiserver-identity-lease-controller", identity.stop)
         server.add_post_start_hook("start-kube-apiserver-identity-lease-garbage-collector", collector.start)
         server.add_pre_shutdown_hook("stop-kube-apiserver-identity-lease-garbage-collector", collector.stop)
+
+    def _add_cluster_authentication_trust(self) -> None:
+        configmaps = self.generic_api_server.restful.group_versions[("", "v1")]["configmaps"].scope.storage
+        trust = ClusterAuthenticationTrustController(configmaps, self.extra.authentication_info)
+        self.generic_api_server.add_post_start_hook("start-cluster-authentication-info-controller", trust.start)
+        self.generic_api_server.add_pre_shutdown_hook("stop-cluster-authentication-info-controller", trust.stop)
 
     def _add_service_repair(self) -> None:
         """The cluster IP and node port repair controllers, on every replica (upstream's hook)."""

@@ -33,6 +33,7 @@ class SecureServingInfo:
     min_tls_version: ssl.TLSVersion = ssl.TLSVersion.TLSv1_2  # --tls-min-version
     cipher_suites: str = ""  # --tls-cipher-suites as OpenSSL names; "" is DEFAULT_CIPHERS
     client_ca_file: str = ""  # when set, clients may present certificates signed by it
+    requestheader_client_ca_file: str = ""  # and the front proxy, certificates signed by this one
     # Go's http.Server limits as kube-apiserver sets them (secure_serving.go); tests shorten the timeouts.
     max_header_bytes: int = httpprotocol.MAX_HEADER_BYTES
     read_header_timeout: float = httpprotocol.READ_HEADER_TIMEOUT
@@ -153,18 +154,21 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     # wsproto is installed (neither is a dependency); "auto" would import whichever is (~0.1 s).
     # The protocol is uvicorn's httptools one with Go's connection limits (httpprotocol.py); its idle timeout
     # replaces uvicorn's timeout_keep_alive.
-    protocol = TLSScopeHTTPProtocol if info.client_ca_file else HardenedHTTPProtocol
+    client_cas = [path for path in (info.client_ca_file, info.requestheader_client_ca_file) if path]
+    protocol = TLSScopeHTTPProtocol if client_cas else HardenedHTTPProtocol
     http_protocol = functools.partial(protocol, limits=info.connection_limits())
     config = uvicorn.Config(app, http=http_protocol, ws="none", lifespan="off", log_config=None,  # type: ignore[arg-type]
                             access_log=False, ssl_certfile=info.cert_file, ssl_keyfile=info.key_file,
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, server_header=False,
                             date_header=True, proxy_headers=False)
-    if info.client_ca_file:
-        config.ssl_ca_certs = info.client_ca_file
+    if client_cas:
+        config.ssl_ca_certs = client_cas[0]
         config.ssl_cert_reqs = ssl.CERT_OPTIONAL
     config.ssl_ciphers = info.cipher_suites or DEFAULT_CIPHERS
     config.ssl_version = ssl.PROTOCOL_TLS_SERVER
     _load_tls(config, info)
+    for path in client_cas[1:]:  # TLS trusts both; each authenticator checks its own CA issued the certificate
+        config.ssl.load_verify_locations(path)
     server = _Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
     listening = asyncio.ensure_future(server.listening.wait())

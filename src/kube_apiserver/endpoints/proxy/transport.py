@@ -23,9 +23,10 @@ CONNECT_TIMEOUT = 30.0  # net.Dialer's timeout in client-go's default transport
 class Transport:
     """Connections reused across requests to the same endpoint with the same TLS."""
 
-    def __init__(self) -> None:
+    def __init__(self, client_cert: tuple[str, str] | None = None) -> None:
         self._session: aiohttp.ClientSession | None = None
         self._contexts: dict[tuple[str, bool], ssl.SSLContext] = {}
+        self.client_cert = client_cert  # (cert file, key file) presented to every endpoint
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -46,6 +47,8 @@ class Transport:
                 context.verify_mode = ssl.CERT_NONE
             else:
                 context = ssl.create_default_context(cadata=ca_pem) if ca_pem else ssl.create_default_context()
+            if self.client_cert is not None:
+                context.load_cert_chain(*self.client_cert)
             self._contexts[key] = context
         return context
 

@@ -4,6 +4,7 @@ server implements: anonymous requests, static token file, client certificates, s
 from __future__ import annotations
 
 import os
+import ssl
 from dataclasses import dataclass, field
 
 from kube_apiserver import logs
@@ -95,12 +96,68 @@ def _issuer_errors(issuers: list[str]) -> list[str]:
 
 
 @dataclass
+class RequestHeaderAuthenticationOptions:
+    """--requestheader-*: kube-apiserver sets no header names by default (kubeadm passes X-Remote-User,
+    X-Remote-Group and X-Remote-Extra-)."""
+
+    client_ca_file: str = ""
+    allowed_names: list[str] = field(default_factory=list)
+    username_headers: list[str] = field(default_factory=list)
+    uid_headers: list[str] = field(default_factory=list)
+    group_headers: list[str] = field(default_factory=list)
+    extra_headers_prefix: list[str] = field(default_factory=list)
+
+    def add_flags(self, fs: FlagSet) -> None:
+        fs.string_slice_var(self, "username_headers", "requestheader-username-headers",
+                            "List of request headers to inspect for usernames. X-Remote-User is common.")
+        fs.string_slice_var(self, "uid_headers", "requestheader-uid-headers",
+                            "List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the "
+                            "RemoteRequestHeaderUID feature to be enabled.")
+        fs.string_slice_var(self, "group_headers", "requestheader-group-headers",
+                            "List of request headers to inspect for groups. X-Remote-Group is suggested.")
+        fs.string_slice_var(self, "extra_headers_prefix", "requestheader-extra-headers-prefix",
+                            "List of request header prefixes to inspect. X-Remote-Extra- is suggested.")
+        fs.string_var(self, "client_ca_file", "requestheader-client-ca-file",
+                      "Root certificate bundle to use to verify client certificates on incoming requests before "
+                      "trusting usernames in headers specified by --requestheader-username-headers. WARNING: "
+                      "generally do not depend on authorization being already done for incoming requests.")
+        fs.string_slice_var(self, "allowed_names", "requestheader-allowed-names",
+                            "List of client certificate common names to allow to provide usernames in headers "
+                            "specified by --requestheader-username-headers. If empty, any client certificate "
+                            "validated by the authorities in --requestheader-client-ca-file is allowed.")
+
+    def validate(self) -> list[str]:
+        errors = [error for flag, values in (("requestheader-username-headers", self.username_headers),
+                                             ("requestheader-uid-headers", self.uid_headers),
+                                             ("requestheader-group-headers", self.group_headers),
+                                             ("requestheader-extra-headers-prefix", self.extra_headers_prefix),
+                                             ("requestheader-allowed-names", self.allowed_names))
+                  if (error := _whitespace_only(flag, values))]
+        if self.client_ca_file:
+            error = certs.ca_bundle_error(self.client_ca_file)
+            if error:
+                errors.append(f"unable to load request-header-client-ca-file: {error}")
+        return errors
+
+
+def _whitespace_only(flag: str, values: list[str]) -> str:
+    """checkForWhiteSpaceOnly."""
+    if any(not value.strip() for value in values):
+        return f"empty value in {go_quote(flag)}"
+    return ""
+
+
+@dataclass
 class BuiltInAuthenticationOptions:
     anonymous: bool = True
     client_ca_file: str = ""
     token_auth_file: str = ""
     anonymous_public_paths_only: bool = False
     service_accounts: ServiceAccountAuthenticationOptions = field(default_factory=ServiceAccountAuthenticationOptions)
+    request_header: RequestHeaderAuthenticationOptions = field(default_factory=RequestHeaderAuthenticationOptions)
+    # Who the aggregator is when it proxies to an aggregated server (kube-apiserver's --proxy-client-*).
+    proxy_client_cert_file: str = ""
+    proxy_client_key_file: str = ""
 
     def add_flags(self, fs: FlagSet) -> None:
         fs.bool_var(self, "anonymous", "anonymous-auth", _ANONYMOUS_HELP)
@@ -113,6 +170,9 @@ class BuiltInAuthenticationOptions:
             "authentication.",
         )
         self.service_accounts.add_flags(fs)
+        self.request_header.add_flags(fs)
+        fs.string_var(self, "proxy_client_cert_file", "proxy-client-cert-file", _PROXY_CLIENT_CERT_HELP)
+        fs.string_var(self, "proxy_client_key_file", "proxy-client-key-file", _PROXY_CLIENT_KEY_HELP)
 
     def complete(self, data_dir: str) -> None:
         """Generates (or reuses) the service account signing key when none is given; raises OSError."""
@@ -137,9 +197,38 @@ class BuiltInAuthenticationOptions:
             error = certs.ca_bundle_error(self.client_ca_file)
             if error:
                 errors.append(f"unable to load client CA file: {error}")
-        return errors + self.service_accounts.validate()
+        errors += self._proxy_client_errors()
+        return errors + self.service_accounts.validate() + self.request_header.validate()
+
+    def proxy_client(self) -> tuple[str, str] | None:
+        if self.proxy_client_cert_file and self.proxy_client_key_file:
+            return self.proxy_client_cert_file, self.proxy_client_key_file
+        return None
+
+    def _proxy_client_errors(self) -> list[str]:
+        pair = self.proxy_client()
+        if pair is None:
+            return []
+        try:
+            ssl.create_default_context().load_cert_chain(*pair)
+        except (OSError, ssl.SSLError) as err:
+            return [f"failed to load proxy client certificate and key: {err}"]
+        return []
 
 
+_PROXY_CLIENT_CERT_HELP = (
+    "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out "
+    "during a request. This includes proxying requests to a user api-server and calling out to webhook admission "
+    "plugins. It is expected that this cert includes a signature from the CA in the --requestheader-client-ca-file "
+    "flag. That CA is published in the 'extension-apiserver-authentication' configmap in the kube-system "
+    "namespace. Components receiving calls from kube-aggregator should use that CA to perform their half of the "
+    "mutual TLS verification."
+)
+_PROXY_CLIENT_KEY_HELP = (
+    "Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when "
+    "it must call out during a request. This includes proxying requests to a user api-server and calling out to "
+    "webhook admission plugins."
+)
 _ANONYMOUS_HELP = (
     "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by "
     "another authentication method are treated as anonymous requests. Anonymous requests have a username "
