@@ -207,3 +207,61 @@ def test_etcd_raw_value_is_encrypted(etcd: Any, tmp_path: Path) -> None:
         assert read_secret(srv, "default", "in-etcd").json()["data"] == {"k": PLAIN}
     finally:
         srv.stop()
+
+
+def test_kms_v2_plugin_over_a_unix_socket(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kms_plugin import KMSPlugin
+    from kube_apiserver.storage.value import kmsv2
+
+    monkeypatch.setattr(kmsv2, "POSITIVE_INTERVAL", 0.2)  # the status probe: every minute upstream
+    data_dir = str(tmp_path / "data")
+    with KMSPlugin(str(tmp_path / "kms.sock")) as plugin:
+        kms = {"kms": {"apiVersion": "v2", "name": "testkms", "endpoint": plugin.endpoint, "timeout": "5s"}}
+        config = write_config(tmp_path / "enc.yaml", kms, {"identity": {}})
+        srv = Server(data_dir, [f"--encryption-provider-config={config}"]).start()
+        try:
+            for name in ("k1", "k2"):
+                create_secret(srv, "default", name)
+            stored = raw_sqlite(data_dir, "/registry/secrets/default/k1")
+            assert stored.startswith(b"k8s:enc:kms:v2:testkms:") and PLAIN.encode() not in stored
+            envelope = kmsv2.EncryptedObject.decode(stored[len(b"k8s:enc:kms:v2:testkms:") :])
+            assert (envelope.key_id, envelope.source_type) == ("key-1", kmsv2.HKDF_SHA256_XNONCE_AES_GCM_SEED)
+            assert plugin.calls["Encrypt"] == 1  # one DEK for every write while the key ID stays
+            assert read_secret(srv, "default", "k1").json()["data"] == {"k": PLAIN}
+
+            # the plugin's key rotates: the probe sees the new key ID, new writes get a new DEK under it
+            plugin.key_id = "key-2"
+
+            def new_key_id() -> bool:
+                create_secret(srv, "default", f"probe{plugin.calls['Status']}-{time.monotonic_ns()}")
+                listed = srv.request("GET", "/api/v1/namespaces/default/secrets").json()["items"]
+                newest = max(listed, key=lambda s: int(s["metadata"]["resourceVersion"]))["metadata"]["name"]
+                value = raw_sqlite(data_dir, f"/registry/secrets/default/{newest}")
+                return (
+                    kmsv2.EncryptedObject.decode(value[len(b"k8s:enc:kms:v2:testkms:") :]).key_id == "key-2"
+                )
+
+            assert wait_for(new_key_id, timeout=30, interval=0.3)
+            # a value under the old key ID is stale: the same object written again moves to the new one
+            current = read_secret(srv, "default", "k1").json()
+            assert srv.request("PUT", "/api/v1/namespaces/default/secrets/k1", current).status == 200
+            rewritten = raw_sqlite(data_dir, "/registry/secrets/default/k1")[
+                len(b"k8s:enc:kms:v2:testkms:") :
+            ]
+            assert kmsv2.EncryptedObject.decode(rewritten).key_id == "key-2"
+        finally:
+            srv.stop()
+        assert plugin.calls["Decrypt"] == 0  # the server's own DEKs were cached as it wrote with them
+        srv = Server(
+            data_dir, [f"--encryption-provider-config={config}"]
+        ).start()  # a new server: none cached
+        try:
+            assert read_secret(srv, "default", "k2").json()["data"] == {"k": PLAIN}
+            asked = plugin.calls["Decrypt"]
+            assert 1 <= asked <= 2  # each of the two DEKs stored (key-1's, key-2's) is decrypted at most once
+            for _ in range(3):
+                assert read_secret(srv, "default", "k1").json()["data"] == {"k": PLAIN}
+                assert read_secret(srv, "default", "k2").json()["data"] == {"k": PLAIN}
+            assert plugin.calls["Decrypt"] == 2
+        finally:
+            srv.stop()

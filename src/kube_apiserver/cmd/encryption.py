@@ -1,26 +1,31 @@
 """Encryption at rest for the server being built (EtcdOptions.maybeApplyResourceTransformers):
 --encryption-provider-config puts the configured transformers between the codec and the KV of every store
-(the main one and --etcd-servers-overrides'), their metrics into /metrics, and with
---encryption-provider-config-automatic-reload a poll that loads the file again when it changes."""
+(the main one and --etcd-servers-overrides'), their metrics into /metrics, a status probe of its KMS v2
+providers, and with --encryption-provider-config-automatic-reload a poll that loads the file again when it
+changes. The storage/value modules are loaded only when the flag is given (ciphers, PyNaCl, gRPC)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..apimachinery.wait import Periodic
 from ..server.config import Config
 from ..server.options.etcd import EtcdOptions
 from ..storage.factory import StorageFactory
 from ..storage.objectstore import ObjectStore
-from ..storage.value import config as encryption_config
-from ..storage.value.keys import KEY_ROOT, KeyTransformers
-from ..storage.value.metrics import TransformationMetrics
-from ..storage.value.reload import STAT_INTERVAL, ConfigReloader
+
+if TYPE_CHECKING:
+    from ..storage.value.config import EncryptionConfiguration
+    from ..storage.value.keys import KeyTransformers
+    from ..storage.value.metrics import TransformationMetrics
+
+PROBE_TICK = 0.5  # how often the KMS providers' probe times are looked at
 
 
 @dataclass
 class Encryption:
-    config: encryption_config.EncryptionConfiguration
+    config: EncryptionConfiguration
     metrics: TransformationMetrics
 
 
@@ -29,6 +34,9 @@ def load_encryption(opts: EtcdOptions) -> Encryption | None:
     load stops the start with kube-apiserver's one line (`Error: error while parsing file: ...`)."""
     if not opts.encryption_provider_config:
         return None
+    from ..storage.value import config as encryption_config
+    from ..storage.value.metrics import TransformationMetrics
+
     metrics = TransformationMetrics()
     reload = opts.encryption_provider_config_automatic_reload
     try:
@@ -40,26 +48,32 @@ def load_encryption(opts: EtcdOptions) -> Encryption | None:
 
 def apply_encryption(
     encryption: Encryption | None, opts: EtcdOptions, generic: Config, factory: StorageFactory
-) -> ConfigReloader | None:
-    """Puts the transformers on every store of the factory; returns the reloader, if the file is reloaded."""
+) -> list[KeyTransformers]:
+    """Puts the transformers on every store of the factory and starts what keeps them current."""
     if encryption is None:
-        return None
+        return []
+    from ..storage.value.kmsv2 import Prober
+    from ..storage.value.reload import STAT_INTERVAL, ConfigReloader
+
     stores = [factory.store, *factory.overrides.values()]
     targets = [_attach(store, encryption.config, factory) for store in dict.fromkeys(stores)]
     generic.metrics.collectors.append(encryption.metrics.exposition)
-    if not opts.encryption_provider_config_automatic_reload:
-        return None
-    path, content_hash = opts.encryption_provider_config, encryption.config.content_hash
-    reloader = ConfigReloader(path, targets, content_hash, encryption.metrics)
-    task = Periodic("encryption config reload", STAT_INTERVAL, reloader.poll)
-    task.start()
-    generic.destroy_functions.append(task.stop)
-    return reloader
+    prober = Prober(lambda: targets[0].config.kms)
+    tasks = [Periodic("kms provider probe", PROBE_TICK, prober.tick)]
+    if opts.encryption_provider_config_automatic_reload:
+        path, content_hash = opts.encryption_provider_config, encryption.config.content_hash
+        reloader = ConfigReloader(path, targets, content_hash, encryption.metrics)
+        tasks.append(Periodic("encryption config reload", STAT_INTERVAL, reloader.poll))
+    for task in tasks:
+        task.start()
+        generic.destroy_functions.append(task.stop)
+    generic.destroy_functions.append(prober.close)
+    return targets
 
 
-def _attach(
-    store: ObjectStore, config: encryption_config.EncryptionConfiguration, factory: StorageFactory
-) -> KeyTransformers:
+def _attach(store: ObjectStore, config: EncryptionConfiguration, factory: StorageFactory) -> KeyTransformers:
+    from ..storage.value.keys import KEY_ROOT, KeyTransformers
+
     # the root the KV stores /registry under (--etcd-prefix): the authenticated data is the etcd key
     root = getattr(store.kv, "prefix", KEY_ROOT)
     store.transformers = KeyTransformers(

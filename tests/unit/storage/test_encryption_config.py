@@ -186,6 +186,25 @@ def test_written_prefixes(tmp_path):
             config(rule(["*.*"], aescbc()), rule(["*.apps"], aescbc())),
             'error while building transformers: resource "*.apps" is masked by earlier rule "*.*"',
         ),
+        (
+            config(rule(["secrets"], {"kms": {"name": "v1kms", "endpoint": "unix:///tmp/kms.sock"}})),
+            "error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. "
+            "Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.",
+        ),
+        (
+            config(
+                rule(
+                    ["secrets"],
+                    {"kms": {"apiVersion": "v3", "name": "foo", "endpoint": "unix:///tmp/k.sock"}},
+                )
+            ),
+            'resources[0].providers[0].kms.apiVersion: Invalid value: "v3": unsupported apiVersion apiVersion for KMS '
+            "provider, only v1 and v2 are supported",
+        ),
+        (
+            config(rule(["secrets"], {"kms": {"apiVersion": "v2", "name": "a:b", "endpoint": "tcp://x"}})),
+            'resources[0].providers[0].kms.name: Invalid value: "a:b": invalid KMS provider name a:b, must not contain',
+        ),
     ],
 )
 def test_invalid_configs_as_upstream(tmp_path, body, message):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from .metrics import TransformationMetrics
 from .secretbox import SecretboxTransformer
 from .transformer import IDENTITY, NO_MATCHING_PREFIX, PrefixTransformer, PrefixTransformers, Transformer
 
+log = logging.getLogger("kube_apiserver")
+
 API_VERSION = "apiserver.config.k8s.io/v1"
 KIND = "EncryptionConfiguration"
 AESCBC_PREFIX = "k8s:enc:aescbc:v1:"
@@ -39,6 +42,10 @@ NO_PROVIDER = (
     "provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity"
 )
 ANY_GROUP_ANY_RESOURCE = ("*", "*")
+KMS_V1_DEPRECATED = (
+    "KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set "
+    "--feature-gates=KMSv1=true to use the deprecated KMSv1 feature."
+)
 
 GroupResource = tuple[str, str]  # (group, resource)
 
@@ -63,6 +70,7 @@ class EncryptionConfigError(Exception):
 class EncryptionConfiguration:
     transformers: dict[GroupResource, Transformer] = field(default_factory=dict)
     content_hash: str = ""
+    kms: list[Any] = field(default_factory=list)  # its KMS v2 providers (kmsv2.KMSv2Provider), probed
 
     def for_resource(self, group: str, resource: str) -> Transformer:
         """The resource's own rule, else its group's `*.<group>`, else `*.*`, else identity
@@ -80,9 +88,13 @@ class EncryptionConfiguration:
 
 
 def load(
-    path: str, reload: bool = False, metrics: TransformationMetrics | None = None
+    path: str,
+    reload: bool = False,
+    metrics: TransformationMetrics | None = None,
+    require_healthy: bool = False,
 ) -> EncryptionConfiguration:
-    """LoadEncryptionConfig."""
+    """LoadEncryptionConfig. Its KMS providers are probed once: a failure is logged and probed again later,
+    or with `require_healthy` (a reload) refuses the configuration, as the reload controller's health check."""
     data, content_hash = read_with_hash(path)
     try:
         config = _decode(data, path)
@@ -93,11 +105,32 @@ def load(
         raise EncryptionConfigError(
             f"error while parsing file: {fld.aggregate_message(fld.to_aggregate(errors))}"
         )
+    kms: list[Any] = []
     try:
-        transformers = build_transformers(config, metrics)
+        transformers = build_transformers(config, metrics, kms=kms)
     except EncryptionConfigError as err:
+        _close(kms)
         raise EncryptionConfigError(f"error while building transformers: {err}") from None
-    return EncryptionConfiguration(transformers, content_hash)
+    _prime(kms, require_healthy)
+    return EncryptionConfiguration(transformers, content_hash, kms)
+
+
+def _prime(kms: list[Any], require_healthy: bool) -> None:
+    from .transformer import TransformError
+
+    for provider in kms:
+        try:
+            provider.check()
+        except TransformError as err:
+            if require_healthy:
+                _close(kms)
+                raise EncryptionConfigError(f"health check for new transformers failed: {err}") from None
+            log.error("kms plugin failed health check probe name=%s: %s", provider.name, err)
+
+
+def _close(kms: list[Any]) -> None:
+    for provider in kms:
+        provider.service.close()
 
 
 def read_with_hash(path: str) -> tuple[bytes, str]:
@@ -400,10 +433,13 @@ def build_transformers(
     config: dict[str, Any],
     metrics: TransformationMetrics | None = None,
     random: Callable[[int], bytes] = os.urandom,
+    kms: list[Any] | None = None,
 ) -> dict[GroupResource, Transformer]:
+    """`kms` receives the KMS providers built (to probe, and to close when they are replaced)."""
     chains: dict[GroupResource, list[PrefixTransformer]] = {}
+    kms = kms if kms is not None else []
     for rule in config["resources"]:
-        providers = [_provider(p, metrics, random) for p in rule["providers"]]
+        providers = [_provider(p, metrics, random, kms) for p in rule["providers"]]
         for name in rule["resources"]:
             gr = parse_group_resource(str(name))
             for masking in ((gr[0], "*"), ANY_GROUP_ANY_RESOURCE):
@@ -416,7 +452,10 @@ def build_transformers(
 
 
 def _provider(
-    provider: dict[str, Any], metrics: TransformationMetrics | None, random: Callable[[int], bytes]
+    provider: dict[str, Any],
+    metrics: TransformationMetrics | None,
+    random: Callable[[int], bytes],
+    kms: list[Any],
 ) -> PrefixTransformer:
     if provider.get("aesgcm") is not None:
         return _keyed(provider["aesgcm"], AESGCM_PREFIX, "AES", lambda k: GCMTransformer(k, random), metrics)
@@ -431,13 +470,27 @@ def _provider(
             metrics,
         )
     if provider.get("kms") is not None:
-        name = provider["kms"].get("name")
-        raise EncryptionConfigError(
-            f'could not configure KMS plugin "{name}": KMS providers are not supported yet'
-        )
+        return _kms(provider["kms"], kms)
     if provider.get("identity") is not None:
         return PrefixTransformer(b"", IDENTITY)
     raise EncryptionConfigError(NO_PROVIDER)
+
+
+def _kms(config: dict[str, Any], kms: list[Any]) -> PrefixTransformer:
+    from . import kmsv2  # gRPC is loaded only by a configuration that has a KMS provider
+
+    name = str(config.get("name"))
+    if (config.get("apiVersion") or "v1") == "v1":
+        raise EncryptionConfigError(KMS_V1_DEPRECATED)
+    try:
+        service = kmsv2.KMSService(str(config["endpoint"]), kms_timeout(config) or 3.0)
+    except (kmsv2.TransformError, ValueError) as err:
+        raise EncryptionConfigError(
+            f'could not configure KMSv2-Plugin\'s probe "{name}", error: {err}'
+        ) from None
+    provider = kmsv2.KMSv2Provider(name, service)
+    kms.append(provider)
+    return PrefixTransformer(f"{KMS_V2_PREFIX}{name}:".encode(), provider)
 
 
 def _keyed(

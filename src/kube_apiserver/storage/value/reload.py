@@ -7,6 +7,7 @@ A file that does not load keeps the configuration in force, and says so in the l
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 
@@ -46,7 +47,7 @@ class ConfigReloader:
         if stat == self._stat and self._since_hash < HASH_INTERVAL:
             return
         self._stat, self._since_hash = stat, 0.0
-        self.check()
+        await asyncio.to_thread(self.check)  # a new KMS provider is probed first: it may wait for its plugin
 
     def check(self) -> bool:
         """Loads the file if its content differs from the configuration in force; True when it was replaced."""
@@ -54,7 +55,7 @@ class ConfigReloader:
             _, content_hash = read_with_hash(self.path)
             if content_hash in (self.content_hash, self.failed_hash):
                 return False
-            config = load(self.path, reload=True, metrics=self.metrics)
+            config = load(self.path, reload=True, metrics=self.metrics, require_healthy=True)
         except EncryptionConfigError as err:
             self._failed(err)
             return False
