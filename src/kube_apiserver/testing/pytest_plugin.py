@@ -41,6 +41,7 @@ The mark adds to them for the servers it configures; all its arguments are optio
         controllers=["garbagecollector"],   # --controllers; [] runs none
         args=["--service-cluster-ip-range=10.96.0.0/12"],  # any other kube-apiserver flags
         mode="thread",                      # or "subprocess"
+        deterministic=True,                 # --deterministic (an int: also --deterministic-seed)
     )
 
 Marks closer to the test win for the single-valued settings; `crds` and `args` accumulate (options, module,
@@ -69,7 +70,7 @@ MODES = ("thread", "subprocess")
 MARK_HELP = (
     "kube_apiserver(crds=PATH|[PATH...], admission_plugins=[...], disable_admission_plugins=[...], "
     "authorization_mode=MODE|[...], "
-    "controllers=[...], args=[...], mode='thread'|'subprocess'): configures the kube_apiserver "
+    "controllers=[...], args=[...], mode='thread'|'subprocess', deterministic=True|SEED): configures the kube_apiserver "
     "(and, on a module, kube_apiserver_module) fixture's server"
 )
 
@@ -85,9 +86,12 @@ class ServerSettings:
     authorization_mode: tuple[str, ...] | None = None
     controllers: tuple[str, ...] | None = None
     mode: str = "thread"
+    deterministic: int | None = None  # --deterministic with this --deterministic-seed
 
     def command_args(self) -> list[str]:
         flags = list(self.args)
+        if self.deterministic is not None:
+            flags += ["--deterministic", f"--deterministic-seed={self.deterministic}"]
         if self.admission_plugins is not None:
             flags.append("--enable-admission-plugins=" + ",".join(self.admission_plugins))
         if self.disable_admission_plugins is not None:
@@ -117,11 +121,13 @@ class ServerSettings:
                 changes[name] = None if kwargs[name] is None else _strings(kwargs[name])
         if "mode" in kwargs:
             changes["mode"] = _mode(kwargs["mode"])
+        if "deterministic" in kwargs:
+            changes["deterministic"] = _seed(kwargs["deterministic"])
         return replace(self, **changes)
 
 
 LIST_SETTINGS = ("admission_plugins", "disable_admission_plugins", "authorization_mode", "controllers")
-MARK_ARGUMENTS = ("crds", "args", *LIST_SETTINGS, "mode")
+MARK_ARGUMENTS = ("crds", "args", *LIST_SETTINGS, "mode", "deterministic")
 
 
 def _strings(value: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
@@ -129,6 +135,13 @@ def _strings(value: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -
     if isinstance(value, str | os.PathLike):
         return (os.fspath(value),)
     return tuple(os.fspath(item) for item in value)
+
+
+def _seed(value: bool | int | None) -> int | None:
+    """deterministic=True: --deterministic with seed 0; an int: that seed; False or None: off."""
+    if value is None or value is False:
+        return None
+    return 0 if value is True else int(value)
 
 
 def _comma_list(value: str) -> tuple[str, ...]:

@@ -155,6 +155,8 @@ class APIServer:
         template: Template | None = None,
         timeout: float = 60.0,
         testing_tools: bool = True,
+        deterministic: bool = False,
+        seed: int = 0,
     ):
         if mode not in ("thread", "subprocess"):
             raise ValueError(f"mode must be 'thread' or 'subprocess', not {mode!r}")
@@ -164,6 +166,7 @@ class APIServer:
         self.template = template
         self.timeout = timeout
         self.testing_tools = testing_tools
+        self.deterministic, self.seed = deterministic, seed  # --deterministic, --deterministic-seed
         self.client_ca_dir = ""  # set at start when testing_tools: create_user finds the CA here
         self.data_dir = data_dir or ""
         self._owns_data_dir = data_dir is None
@@ -235,6 +238,7 @@ class APIServer:
             "0",
             *self._default_args(),
             *self._tool_args(),
+            *self._deterministic_args(),
             *self.args,
         ]
 
@@ -245,6 +249,12 @@ class APIServer:
             if "--authorization-mode" in given or "--authorization-config" in given
             else ["--authorization-mode=RBAC"]
         )
+
+    def _deterministic_args(self) -> list[str]:
+        given = any(arg == "--deterministic" or arg.startswith("--deterministic=") for arg in self.args)
+        if not self.deterministic or given:
+            return []
+        return ["--deterministic", f"--deterministic-seed={self.seed}"]
 
     def _tool_args(self) -> list[str]:
         """--enable-testing-endpoints and a client CA (an EC key: ~1 ms), unless the caller set them."""
@@ -356,6 +366,14 @@ class APIServer:
         return kubernetes.client.ApiClient(configuration)
 
     # ---- test tools (testing_tools=True) ----
+
+    @property
+    def clock(self) -> Any:
+        """The server's clock (testing/clock.py ServerClock): now(), advance(seconds), set(time); it moves
+        only under deterministic=True (--deterministic)."""
+        from .clock import ServerClock
+
+        return ServerClock(self)
 
     def snapshot(self, name: str = "") -> str:
         """Keeps the whole store as it is now, under `name` (or a generated one); returns the name."""

@@ -34,6 +34,15 @@ def test_marks_from_farthest_to_closest(tmp_path: Path) -> None:
     assert settings.command_args() == ["--v=2", "--a", "--authorization-mode=RBAC", "--controllers="]
 
 
+def test_the_deterministic_mark_adds_the_flags_and_a_closer_mark_turns_it_off(tmp_path: Path) -> None:
+    on = ServerSettings().with_mark(pytest.mark.kube_apiserver(deterministic=True).mark, tmp_path)
+    assert on.command_args() == ["--deterministic", "--deterministic-seed=0"]
+    seeded = on.with_mark(pytest.mark.kube_apiserver(deterministic=7).mark, tmp_path)
+    assert seeded.command_args() == ["--deterministic", "--deterministic-seed=7"]
+    off = seeded.with_mark(pytest.mark.kube_apiserver(deterministic=False).mark, tmp_path)
+    assert off.command_args() == []
+
+
 def test_mark_arguments_are_checked(tmp_path: Path) -> None:
     with pytest.raises(pytest.UsageError, match="unknown argument"):
         ServerSettings().with_mark(pytest.mark.kube_apiserver(crd="x").mark, tmp_path)
