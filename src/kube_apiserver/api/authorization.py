@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..apimachinery import errors, field
-from ..authorization.authorizer import ALLOW, DENY, Attributes, Authorizer
+from ..authorization.authorizer import ALLOW, DENY, NO_OPINION, Attributes, AuthorizationError, Authorizer
 from ..registry.context import Context, UserInfo
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
 from ..server.api_group_info import APIGroupInfo
@@ -90,12 +90,18 @@ class AccessReviewREST(ReviewREST):
             raise errors.invalid(self.info.kind, GROUP, "", errs)
         self.check_namespace(ctx, spec)
         await self._validate(ctx, obj, create_validation)
-        decision, reason = await self.authorizer.authorize(attributes_from(self.user(ctx, spec), spec))
+        evaluation_error = ""
+        try:
+            decision, reason = await self.authorizer.authorize(attributes_from(self.user(ctx, spec), spec))
+        except AuthorizationError as err:
+            decision, reason, evaluation_error = NO_OPINION, "", str(err)
         status: Object = {"allowed": decision == ALLOW}
         if decision == DENY:
             status["denied"] = True
         if reason:
             status["reason"] = reason
+        if evaluation_error:
+            status["evaluationError"] = evaluation_error
         return response(obj, status)
 
     def validate(self, ctx: Context, obj: Object, spec: Object) -> field.ErrorList:

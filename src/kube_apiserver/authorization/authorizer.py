@@ -25,6 +25,11 @@ class Attributes:
     name: str = ""
 
 
+class AuthorizationError(Exception):
+    """An authorizer could not decide (a webhook that failed); the union goes on to the next, and a request
+    no authorizer allowed or denied then fails with it (500), as upstream's union aggregates errors."""
+
+
 class Authorizer(Protocol):
     async def authorize(self, attrs: Attributes) -> tuple[str, str]:
         """(decision, reason)."""
@@ -74,13 +79,19 @@ class UnionAuthorizer:
         self.authorizers = authorizers
 
     async def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        reasons = []
+        reasons, failures = [], []
         for authorizer in self.authorizers:
-            decision, reason = await authorizer.authorize(attrs)
+            try:
+                decision, reason = await authorizer.authorize(attrs)
+            except AuthorizationError as err:
+                failures.append(str(err))
+                continue
             if decision in (ALLOW, DENY):
                 return decision, reason
             if reason:
                 reasons.append(reason)
+        if failures:  # utilerrors.NewAggregate's wording
+            raise AuthorizationError(failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]")
         return NO_OPINION, ", ".join(reasons)
 
     async def rules_for(self, user: UserInfo, namespace: str) -> Rules:

@@ -6,7 +6,8 @@ from .authorizer import AlwaysAllow, AlwaysDeny, Authorizer, PrivilegedGroups, U
 from .rbac import RBACAuthorizer, RuleSource
 
 
-def new_authorizer(modes: list[str], rbac_source: RuleSource | None = None) -> Authorizer:
+def new_authorizer(modes: list[str], rbac_source: RuleSource | None = None, *,
+                   webhook: Authorizer | None = None) -> Authorizer:
     authorizers: list[Authorizer] = [PrivilegedGroups()]
     for mode in modes:
         if mode == "AlwaysAllow":
@@ -16,6 +17,9 @@ def new_authorizer(modes: list[str], rbac_source: RuleSource | None = None) -> A
         elif mode == "RBAC":
             assert rbac_source is not None, "RBAC needs the roles and bindings"
             authorizers.append(RBACAuthorizer(rbac_source))
+        elif mode == "Webhook":
+            assert webhook is not None, "Webhook needs its configuration"
+            authorizers.append(webhook)
         else:
             raise ValueError(f"authorization mode {mode} is not implemented")
     return UnionAuthorizer(authorizers)

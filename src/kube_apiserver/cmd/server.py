@@ -33,8 +33,10 @@ from ..authentication.requestheader import IssuerCheck, RequestHeaderAuthenticat
 from ..authentication.review import TokenReviewer
 from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
+from ..authentication.webhook import WebhookTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
 from ..authorization.modes import new_authorizer
+from ..authorization.webhook import WebhookAuthorizer
 from ..client.informers import SharedInformerFactory
 from ..client.rest import Client, LoopbackTransport
 from ..controllers.aggregated import aggregated_resources
@@ -49,6 +51,7 @@ from ..server import healthz
 from ..server.config import CompletedConfig, Config
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.options.authentication import BuiltInAuthenticationOptions, RequestHeaderAuthenticationOptions
+from ..server.options.authorization import BuiltInAuthorizationOptions
 from ..server.serving import SecureServingInfo
 from ..serviceaccount.claims import ObjectGetter
 from ..serviceaccount.getter import storage_getter
@@ -58,6 +61,7 @@ from ..storage.factory import StorageFactory
 from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
+from ..webhook.generic import ConfigError, GenericWebhook
 from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
@@ -108,6 +112,10 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     token_authenticators: list[Any] = [tokens, account_tokens]
     if loopback_token:
         token_authenticators.insert(0, loopback_authenticator(loopback_token, tuple(service_accounts.api_audiences)))
+    if authn.token_webhook_config_file:  # remote last, as kube-apiserver orders them
+        token_authenticators.append(WebhookTokenAuthenticator(
+            _webhook(authn.token_webhook_config_file, "authentication token webhook"), authn.token_webhook_version,
+            authn.token_webhook_cache_ttl, tuple(service_accounts.api_audiences)))
     bearer = UnionTokenAuthenticator(token_authenticators)
     authenticators: list[Any] = [BearerTokenAuthenticator(bearer)]
     if authn.client_ca_file:  # kube-apiserver asks x509 first, after the front proxy's certificate
@@ -116,6 +124,21 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
         authenticators.insert(0, RequestHeaderAuthenticator(request_header_config(authn.request_header)))
     reviewer = TokenReviewer(bearer, list(service_accounts.api_audiences), account_tokens)
     return UnionAuthenticator(authenticators, anonymous), reviewer
+
+
+def _webhook(path: str, what: str) -> GenericWebhook:
+    """The webhook of a kubeconfig file; a file that does not load stops the start in one line."""
+    try:
+        return GenericWebhook.from_file(path)
+    except ConfigError as err:
+        raise SystemExit(f"Error: unable to load the {what} configuration {path}: {err}") from None
+
+
+def new_webhook_authorizer(opts: BuiltInAuthorizationOptions) -> WebhookAuthorizer | None:
+    if "Webhook" not in opts.modes:
+        return None
+    return WebhookAuthorizer(_webhook(opts.webhook_config_file, "authorization webhook"), opts.webhook_version,
+                             opts.webhook_cache_authorized_ttl, opts.webhook_cache_unauthorized_ttl)
 
 
 def request_header_config(options: RequestHeaderAuthenticationOptions) -> RequestHeaderConfig:
@@ -160,7 +183,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     informers = SharedInformerFactory(loopback)
     # the RBAC authorizer's listers (its shared informers start with the server's)
     rbac_source = InformerRuleSource(informers) if "RBAC" in opts.authorization.modes else None
-    authorizer = new_authorizer(opts.authorization.modes, rbac_source)  # ValidatingAdmissionPolicy asks it too
+    authorizer = new_authorizer(opts.authorization.modes, rbac_source,
+                                webhook=new_webhook_authorizer(opts.authorization))  # ValidatingAdmissionPolicy asks it too
     equivalents = EquivalentResourceRegistry()  # the servers' installers fill it, admission reads it
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
                               opts.admission.config_file, authorizer, informers, equivalents)

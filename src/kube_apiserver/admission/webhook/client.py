@@ -18,6 +18,7 @@ import orjson
 from ...apimachinery import errors
 from ...apimachinery.field import go_quote
 from ...lazyimport import lazy_import
+from ...webhook.generic import close_with_loop
 from .serviceresolution import ResolveError, ServiceResolver
 
 if TYPE_CHECKING:
@@ -110,17 +111,6 @@ def _connect_reason(err: aiohttp.ClientConnectorError, host: str, port: int) -> 
     return f"dial tcp {host}:{port}: {err.os_error}"
 
 
-async def _closing(session: aiohttp.ClientSession) -> AsyncIterator[None]:
-    try:
-        yield
-    finally:
-        await session.close()
-
-
-async def _start(lifetime: AsyncIterator[None]) -> None:
-    await anext(lifetime)
-
-
 class WebhookClient:
     """One connection pool for every webhook; TLS contexts cached by caBundle."""
 
@@ -141,10 +131,7 @@ class WebhookClient:
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
                                                   skip_auto_headers=("User-Agent",))
-            # Closed when the event loop shuts its async generators down (asyncio.run, uvloop.run),
-            # since no server hook reaches admission plugins.
-            self._lifetime = _closing(self._session)
-            asyncio.get_running_loop().create_task(_start(self._lifetime))
+            self._lifetime = close_with_loop(self._session)  # no server hook reaches admission plugins
         return self._session
 
     async def close(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...apimachinery import errors
-from ...authorization.authorizer import ALLOW, Attributes, Authorizer
+from ...authorization.authorizer import ALLOW, Attributes, AuthorizationError, Authorizer
 from ...endpoints.http import Handler, Request, Response
 from .audit import annotate_authorization
 
@@ -27,7 +27,11 @@ def forbidden_message(attrs: Attributes) -> str:
 def with_authorization(handler: Handler, authorizer: Authorizer) -> Handler:
     async def authorizing(req: Request) -> Response:
         attrs = attributes_of(req)
-        decision, reason = await authorizer.authorize(attrs)
+        try:
+            decision, reason = await authorizer.authorize(attrs)
+        except AuthorizationError as err:  # no authorizer decided and one failed: InternalError, as upstream
+            annotate_authorization(req, False, "")
+            raise errors.internal_error(str(err)) from None
         annotate_authorization(req, decision == ALLOW, reason)
         if decision == ALLOW:
             return await handler(req)

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from ...apimachinery import errors
 from ...apimachinery.validation import is_dns1123_label, is_dns1123_subdomain
 from ...audit.event import CONTEXT_KEY, user_json
-from ...authorization.authorizer import ALLOW, Attributes, Authorizer
+from ...authorization.authorizer import ALLOW, NO_OPINION, Attributes, AuthorizationError, Authorizer
 from ...endpoints.http import Handler, Request, Response, text
 from ...registry.context import UserInfo
 from ...serviceaccount.util import USERNAME_PREFIX, make_group_names, make_username
@@ -190,7 +190,10 @@ def with_impersonation(handler: Handler, authorizer: Authorizer) -> Handler:
         identity, groups_specified = _Identity(), GROUP_HEADER in req.headers
         for r in requests:
             attrs = _acting_as(requestor, r, identity, groups_specified)
-            decision, reason = await authorizer.authorize(attrs)
+            try:
+                decision, reason = await authorizer.authorize(attrs)
+            except AuthorizationError as err:  # upstream: an error is a refusal to impersonate
+                decision, reason = NO_OPINION, str(err)
             if decision != ALLOW:
                 log.debug("Forbidden: %s %s: %s", req.method, req.path, reason)
                 raise _forbidden(attrs, reason)

@@ -155,6 +155,10 @@ class BuiltInAuthenticationOptions:
     anonymous_public_paths_only: bool = False
     service_accounts: ServiceAccountAuthenticationOptions = field(default_factory=ServiceAccountAuthenticationOptions)
     request_header: RequestHeaderAuthenticationOptions = field(default_factory=RequestHeaderAuthenticationOptions)
+    # --authentication-token-webhook-*: TokenReviews of the tokens no local authenticator knows.
+    token_webhook_config_file: str = ""
+    token_webhook_version: str = "v1beta1"
+    token_webhook_cache_ttl: float = 120.0
     # Who the aggregator is when it proxies to an aggregated server (kube-apiserver's --proxy-client-*).
     proxy_client_cert_file: str = ""
     proxy_client_key_file: str = ""
@@ -171,6 +175,14 @@ class BuiltInAuthenticationOptions:
         )
         self.service_accounts.add_flags(fs)
         self.request_header.add_flags(fs)
+        fs.string_var(self, "token_webhook_config_file", "authentication-token-webhook-config-file",
+                      "File with webhook configuration for token authentication in kubeconfig format. The API server "
+                      "will query the remote service to determine authentication for bearer tokens.")
+        fs.string_var(self, "token_webhook_version", "authentication-token-webhook-version",
+                      "The API version of the authentication.k8s.io TokenReview to send to and expect from the "
+                      "webhook.")
+        fs.duration_var(self, "token_webhook_cache_ttl", "authentication-token-webhook-cache-ttl",
+                        "The duration to cache responses from the webhook token authenticator.")
         fs.string_var(self, "proxy_client_cert_file", "proxy-client-cert-file", _PROXY_CLIENT_CERT_HELP)
         fs.string_var(self, "proxy_client_key_file", "proxy-client-key-file", _PROXY_CLIENT_KEY_HELP)
 
@@ -198,6 +210,8 @@ class BuiltInAuthenticationOptions:
             if error:
                 errors.append(f"unable to load client CA file: {error}")
         errors += self._proxy_client_errors()
+        if self.token_webhook_version not in ("v1", "v1beta1"):
+            errors.append(f'unsupported authentication-token-webhook-version "{self.token_webhook_version}"')
         return errors + self.service_accounts.validate() + self.request_header.validate()
 
     def proxy_client(self) -> tuple[str, str] | None:

@@ -28,12 +28,16 @@ AUTHORIZATION_MODE_CHOICES = (
     MODE_NODE,
 )
 
-IMPLEMENTED_MODES = {MODE_ALWAYS_ALLOW, MODE_ALWAYS_DENY, MODE_RBAC}
+IMPLEMENTED_MODES = {MODE_ALWAYS_ALLOW, MODE_ALWAYS_DENY, MODE_RBAC, MODE_WEBHOOK}
 
 
 @dataclass
 class BuiltInAuthorizationOptions:
     modes: list[str] = field(default_factory=list)
+    webhook_config_file: str = ""
+    webhook_version: str = "v1beta1"
+    webhook_cache_authorized_ttl: float = 300.0
+    webhook_cache_unauthorized_ttl: float = 30.0
 
     def add_flags(self, fs: FlagSet) -> None:
         fs.string_slice_var(
@@ -43,6 +47,18 @@ class BuiltInAuthorizationOptions:
             "Ordered list of plug-ins to do authorization on secure port. Defaults to AlwaysAllow. "
             "Comma-delimited list of: " + ",".join(AUTHORIZATION_MODE_CHOICES) + ".",
         )
+
+        fs.string_var(self, "webhook_config_file", "authorization-webhook-config-file",
+                      "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. "
+                      "The API server will query the remote service to determine access on the API server's secure "
+                      "port.")
+        fs.string_var(self, "webhook_version", "authorization-webhook-version",
+                      "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from "
+                      "the webhook.")
+        fs.duration_var(self, "webhook_cache_authorized_ttl", "authorization-webhook-cache-authorized-ttl",
+                        "The duration to cache 'authorized' responses from the webhook authorizer.")
+        fs.duration_var(self, "webhook_cache_unauthorized_ttl", "authorization-webhook-cache-unauthorized-ttl",
+                        "The duration to cache 'unauthorized' responses from the webhook authorizer.")
 
     def complete(self) -> None:
         if not self.modes:
@@ -54,6 +70,12 @@ class BuiltInAuthorizationOptions:
             errors.append("at least one authorization-mode must be passed")
         for mode in self.modes:
             errors.extend(_mode_errors(mode))
+        if MODE_WEBHOOK in self.modes and not self.webhook_config_file:
+            errors.append("authorization-mode Webhook's authorization config file not passed")
+        if self.webhook_config_file and MODE_WEBHOOK not in self.modes:
+            errors.append("cannot specify --authorization-webhook-config-file without mode Webhook")
+        if self.webhook_version not in ("v1", "v1beta1"):
+            errors.append(f'unsupported authorization-webhook-version "{self.webhook_version}"')
         if len(self.modes) != len(set(self.modes)):
             errors.append(f"authorization-mode {quote_list(self.modes)} has mode specified more than once")
         return errors
