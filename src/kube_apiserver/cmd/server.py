@@ -21,6 +21,7 @@ from ..apiextensions.server import new_apiextensions_server
 from ..apimachinery.clock import install as install_time_sources
 from ..apimachinery.equivalence import EquivalentResourceRegistry
 from ..apimachinery.openapischema import SchemaSource
+from ..authentication.bootstrap import BootstrapTokenAuthenticator
 from ..authentication.loopback import loopback_authenticator, new_loopback_token
 from ..authentication.request import (
     PUBLIC_PATHS,
@@ -112,6 +113,8 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     token_authenticators: list[Any] = [tokens, account_tokens]
     if loopback_token:
         token_authenticators.insert(0, loopback_authenticator(loopback_token, tuple(service_accounts.api_audiences)))
+    if authn.enable_bootstrap_token_auth:
+        token_authenticators.append(BootstrapTokenAuthenticator(get_object))
     if authn.token_webhook_config_file:  # remote last, as kube-apiserver orders them
         token_authenticators.append(WebhookTokenAuthenticator(
             _webhook(authn.token_webhook_config_file, "authentication token webhook"), authn.token_webhook_version,

@@ -155,6 +155,7 @@ class BuiltInAuthenticationOptions:
     anonymous_public_paths_only: bool = False
     service_accounts: ServiceAccountAuthenticationOptions = field(default_factory=ServiceAccountAuthenticationOptions)
     request_header: RequestHeaderAuthenticationOptions = field(default_factory=RequestHeaderAuthenticationOptions)
+    enable_bootstrap_token_auth: bool = False
     # --authentication-token-webhook-*: TokenReviews of the tokens no local authenticator knows.
     token_webhook_config_file: str = ""
     token_webhook_version: str = "v1beta1"
@@ -175,6 +176,9 @@ class BuiltInAuthenticationOptions:
         )
         self.service_accounts.add_flags(fs)
         self.request_header.add_flags(fs)
+        fs.bool_var(self, "enable_bootstrap_token_auth", "enable-bootstrap-token-auth",
+                    "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace "
+                    "to be used for TLS bootstrapping authentication.")
         fs.string_var(self, "token_webhook_config_file", "authentication-token-webhook-config-file",
                       "File with webhook configuration for token authentication in kubeconfig format. The API server "
                       "will query the remote service to determine authentication for bearer tokens.")
