@@ -23,11 +23,31 @@ from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
 from . import schema
 
 CREATE, UPDATE, REMOVE = 0, 1, 2
+_KINDS = {kv.CREATE: CREATE, kv.UPDATE: UPDATE, kv.DELETE_KEY: REMOVE}
 HISTORY_CHUNK = 1000
 MAX_BATCH = 1000
 MAX_INT64 = (1 << 63) - 1  # SQLite's integers
 COMPACT_BATCH_REVISIONS = 5_000  # a transaction takes tens of milliseconds
 SELECT_CHUNK = 512  # keys per query reading a batch's rows (SQLite bounds a statement's parameters)
+
+
+@dataclass(slots=True, eq=False)
+class _Group:
+    """The writes of one write_many: one future for all of them, set when the last one is committed."""
+
+    future: asyncio.Future[list[TxnResult]]
+    results: list[TxnResult | None]
+    remaining: int
+
+    def resolve(self, index: int, result: TxnResult) -> None:
+        self.results[index] = result
+        self.remaining -= 1
+        if self.remaining == 0 and not self.future.done():
+            self.future.set_result(self.results)  # type: ignore[arg-type]  # every slot is filled now
+
+    def fail(self, err: Exception) -> None:
+        if not self.future.done():
+            self.future.set_exception(err)
 
 
 @dataclass(slots=True)
@@ -36,8 +56,10 @@ class _Op:
     key: str
     value: bytes
     expected: int
-    future: asyncio.Future[TxnResult]
+    future: asyncio.Future[TxnResult] | None  # a write of its own; None for one of a write_many
     ttl: float = 0.0  # seconds; 0: no lease
+    group: _Group | None = None
+    index: int = 0  # its place in the group's results
 
 
 @dataclass(slots=True, eq=False)
@@ -136,10 +158,20 @@ class SQLiteKV:
 
     async def write_many(self, writes: list[kv.Write]) -> list[TxnResult]:
         """The writes queued together, in order: they commit in the same group-commit batch (MAX_BATCH at a
-        time), each compared with what the ones before it left, without a task per write."""
-        kinds = {kv.CREATE: CREATE, kv.UPDATE: UPDATE, kv.DELETE_KEY: REMOVE}
-        futures = [self._submit(kinds[w.kind], w.key, w.value, w.expected_mod_revision, w.ttl) for w in writes]
-        return list(await asyncio.gather(*futures))
+        time), each compared with what the ones before it left, with one future for all of them (not a
+        future per write and a gather of a thousand). The writer is answered as soon as the last batch
+        holding them is durable, before the watchers are handed its events (see _write_loop)."""
+        if self._closed:
+            raise RuntimeError("storage is closed")
+        if not writes:
+            return []
+        group = _Group(asyncio.get_running_loop().create_future(), [None] * len(writes), len(writes))
+        self._pending.extend(
+            _Op(_KINDS[w.kind], w.key, w.value, w.expected_mod_revision, None, w.ttl, group, index)
+            for index, w in enumerate(writes)
+        )
+        self._wakeup.set()
+        return await group.future
 
     def _submit(self, kind: int, key: str, value: bytes, expected: int, ttl: float = 0,
                 ) -> asyncio.Future[TxnResult]:
@@ -162,20 +194,23 @@ class SQLiteKV:
                     results, events, revision = await loop.run_in_executor(
                         self._writer, self._commit, batch, self._revision)
                 except Exception as err:  # noqa: BLE001 - every waiter of the batch gets the failure
-                    for op in batch:
-                        if not op.future.done():
-                            op.future.set_exception(err)
+                    _fail(batch, err)
                     continue
                 finally:
                     self._committing = False
                 self._revision = revision
+                # All in this one turn of the loop, so no later batch's events can come first and a watch
+                # started by an answered writer finds the batch published (or in the log). Only the order
+                # of the wake-ups differs: a write_many's writer (a restore of a thousand keys) is woken
+                # before the watchers, so its answer does not wait for every watch cache and informer to
+                # take the batch; a single write's after them, as before (its writer may read the watch
+                # cache at once).
+                _answer(batch, results, grouped=True)
                 self._publish(events)
                 if self._progress_asked:
                     self._progress_asked = False
                     self.request_progress()
-                for op, result in zip(batch, results, strict=True):
-                    if not op.future.done():
-                        op.future.set_result(result)
+                _answer(batch, results, grouped=False)
             if self._closed:
                 return
 
@@ -432,6 +467,25 @@ class SQLiteKV:
         for conn in (self._write_conn, self._read_conn, self._loop_conn):
             conn.close()
         self._release_lock()
+
+
+def _answer(batch: list[_Op], results: list[TxnResult], grouped: bool) -> None:
+    """Sets the results of the batch's writes of a write_many (grouped) or of the others."""
+    for op, result in zip(batch, results, strict=True):
+        group = op.group
+        if group is None:
+            if not grouped and op.future is not None and not op.future.done():
+                op.future.set_result(result)
+        elif grouped:
+            group.resolve(op.index, result)
+
+
+def _fail(batch: list[_Op], err: Exception) -> None:
+    for op in batch:
+        if op.group is not None:
+            op.group.fail(err)
+        elif op.future is not None and not op.future.done():
+            op.future.set_exception(err)
 
 
 def _history_event(row: tuple) -> KVEvent:
