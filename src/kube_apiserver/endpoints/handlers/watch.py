@@ -136,8 +136,20 @@ async def _events(scope: RequestScope, req: Request, watcher: Any, media: Any, t
     stopping = asyncio.ensure_future(scope.stopping.wait())
     iterator = watcher.__aiter__()
     next_event: asyncio.Future[Any] | None = None
+    drain = getattr(watcher, "take", None)
     try:
         while True:
+            if next_event is None and drain is not None and watcher.pending and not stopping.done() \
+                    and clock.wait() > 0:
+                # What the watcher holds already (a batch of a thousand, as a restore writes) is yielded
+                # as it is, one chunk per event, without a task and a wait per event; the loop is handed
+                # back between DIRECT_BATCHes.
+                for event in drain(DIRECT_BATCH):
+                    yield _encode(scope, req, media, event)
+                    if clock.closing and event.type == BOOKMARK:
+                        return
+                await asyncio.sleep(0)
+                continue
             if next_event is None:
                 next_event = asyncio.ensure_future(iterator.__anext__())
             await asyncio.wait({next_event, stopping}, timeout=clock.wait(), return_when=asyncio.FIRST_COMPLETED)
