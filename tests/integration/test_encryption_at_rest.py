@@ -214,6 +214,7 @@ def test_kms_v2_plugin_over_a_unix_socket(tmp_path: Path, monkeypatch: pytest.Mo
     from kube_apiserver.storage.value import kmsv2
 
     monkeypatch.setattr(kmsv2, "POSITIVE_INTERVAL", 0.2)  # the status probe: every minute upstream
+    monkeypatch.setattr(kmsv2, "HEALTHZ_POSITIVE_TTL", 0.1)  # /healthz/kms-providers: a fresh probe each time
     data_dir = str(tmp_path / "data")
     with KMSPlugin(str(tmp_path / "kms.sock")) as plugin:
         kms = {"kms": {"apiVersion": "v2", "name": "testkms", "endpoint": plugin.endpoint, "timeout": "5s"}}
@@ -249,6 +250,16 @@ def test_kms_v2_plugin_over_a_unix_socket(tmp_path: Path, monkeypatch: pytest.Mo
                 len(b"k8s:enc:kms:v2:testkms:") :
             ]
             assert kmsv2.EncryptedObject.decode(rewritten).key_id == "key-2"
+
+            # the plugin's health in /healthz and /readyz (kms-providers), not in /livez
+            assert srv.request("GET", "/readyz/kms-providers").status == 200
+            assert "[+]kms-providers ok" in srv.request("GET", "/healthz?verbose").body.decode()
+            assert "kms-providers" not in srv.request("GET", "/livez?verbose").body.decode()
+            plugin.healthz = "sick"
+            assert wait_for(lambda: srv.request("GET", "/healthz/kms-providers").status == 500, timeout=10)
+            assert "[-]kms-providers failed" in srv.request("GET", "/healthz?verbose").body.decode()
+            plugin.healthz = "ok"
+            assert wait_for(lambda: srv.request("GET", "/healthz/kms-providers").status == 200, timeout=10)
         finally:
             srv.stop()
         assert plugin.calls["Decrypt"] == 0  # the server's own DEKs were cached as it wrote with them

@@ -6,11 +6,13 @@ changes. The storage/value modules are loaded only when the flag is given (ciphe
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..apimachinery.wait import Periodic
 from ..server.config import Config
+from ..server.healthz import HealthChecker, HealthCheckError
 from ..server.options.etcd import EtcdOptions
 from ..storage.factory import StorageFactory
 from ..storage.objectstore import ObjectStore
@@ -20,7 +22,8 @@ if TYPE_CHECKING:
     from ..storage.value.keys import KeyTransformers
     from ..storage.value.metrics import TransformationMetrics
 
-PROBE_TICK = 0.5  # how often the KMS providers' probe times are looked at
+PROBE_TICK = 0.5
+KMS_HEALTH_CHECK = "kms-providers"  # one check for every KMS v2 provider (and always with automatic reload)  # how often the KMS providers' probe times are looked at
 
 
 @dataclass
@@ -68,7 +71,23 @@ def apply_encryption(
         task.start()
         generic.destroy_functions.append(task.stop)
     generic.destroy_functions.append(prober.close)
+    if encryption.config.kms or opts.encryption_provider_config_automatic_reload:
+        generic.health_checks.append(HealthChecker(KMS_HEALTH_CHECK, lambda: _kms_healthy(targets[0])))
     return targets
+
+
+async def _kms_healthy(target: KeyTransformers) -> None:
+    """kmsHealthChecker: every KMS provider of the configuration in force, each probe's answer cached."""
+    from ..storage.value.transformer import TransformError
+
+    problems = []
+    for index, provider in enumerate(target.config.kms):
+        try:
+            await asyncio.to_thread(provider.healthz)
+        except TransformError as err:
+            problems.append(f"kms-provider-{index}: {err}")
+    if problems:
+        raise HealthCheckError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
 
 
 def _attach(store: ObjectStore, config: EncryptionConfiguration, factory: StorageFactory) -> KeyTransformers:

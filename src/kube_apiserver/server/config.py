@@ -83,6 +83,8 @@ class Config:
     metrics: Registry = field(default_factory=Registry)
     # Run when the server has stopped (storage is closed here).
     destroy_functions: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # Checks of /healthz and /readyz (not /livez) every server of the chain has: the KMS providers'.
+    health_checks: list[Any] = field(default_factory=list)
     build_handler_chain: Callable[[Handler, Config], Handler] | None = None
     # API Priority and Fairness; without it, the max-in-flight limits (0: unlimited)
     flow_control: FlowControl | None = None

@@ -73,6 +73,10 @@ class GenericAPIServer:
         self.healthz_checks = list(delegate.healthz_checks)
         self.livez_checks = list(delegate.livez_checks)
         self.readyz_checks = list(delegate.readyz_checks)
+        for check in getattr(config, "health_checks", ()):  # addHealthChecksWithoutLivez: once, however many servers chain
+            if check not in self.healthz_checks:
+                self.healthz_checks.append(check)
+                self.readyz_checks.append(check)
 
     def unprotected_handler(self) -> Handler:
         return self.handler.director
