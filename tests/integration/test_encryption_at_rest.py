@@ -7,6 +7,7 @@ start with one line; with automatic reload an edited file takes effect and a bro
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import sqlite3
 import time
@@ -20,6 +21,7 @@ from conftest import Server, wait_for
 KEY1 = base64.b64encode(b"a" * 32).decode()
 KEY2 = base64.b64encode(b"b" * 32).decode()
 PLAIN = "c2VjcmV0LXZhbHVl"  # base64 of "secret-value": never in a stored value
+RELOADS = "apiserver_encryption_config_controller_automatic_reloads_total{"
 
 
 def write_config(path: Path, *providers: dict[str, Any], resources: tuple[str, ...] = ("secrets",)) -> str:
@@ -160,6 +162,12 @@ def test_key_rotation_with_kubectl_replace_and_automatic_reload(
             )
 
         assert wait_for(writes_with_key3, timeout=30, interval=0.3)
+        metrics = srv.request("GET", "/metrics").body.decode()
+        reloads = [line for line in metrics.splitlines() if line.startswith(RELOADS)]
+        assert any('status="success"} 2' in line for line in reloads), reloads
+        assert any('status="failure"} 1' in line for line in reloads), reloads
+        info = config_path.read_bytes()
+        assert f'hash="sha256:{hashlib.sha256(info).hexdigest()}"}} 1' in metrics
         for key in keys:
             namespace, name = key.split("/")[-2:]
             assert read_secret(srv, namespace, name).json()["data"] == {"k": PLAIN}

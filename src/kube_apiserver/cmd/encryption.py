@@ -7,10 +7,12 @@ changes. The storage/value modules are loaded only when the flag is given (ciphe
 from __future__ import annotations
 
 import asyncio
+import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..apimachinery.wait import Periodic
+from ..controlplane.identitylease import identity_lease_name
 from ..server.config import Config
 from ..server.healthz import HealthChecker, HealthCheckError
 from ..server.options.etcd import EtcdOptions
@@ -56,16 +58,19 @@ def apply_encryption(
     if encryption is None:
         return []
     from ..storage.value.kmsv2 import Prober
+    from ..storage.value.metrics import ConfigMetrics
     from ..storage.value.reload import STAT_INTERVAL, ConfigReloader
 
     stores = [factory.store, *factory.overrides.values()]
     targets = [_attach(store, encryption.config, factory) for store in dict.fromkeys(stores)]
-    generic.metrics.collectors.append(encryption.metrics.exposition)
+    config_metrics = ConfigMetrics(identity_lease_name(socket.gethostname()))  # the APIServerID's hash labels
+    config_metrics.config_loaded(encryption.config.content_hash)
+    generic.metrics.collectors += [encryption.metrics.exposition, config_metrics.exposition]
     prober = Prober(lambda: targets[0].config.kms)
     tasks = [Periodic("kms provider probe", PROBE_TICK, prober.tick)]
     if opts.encryption_provider_config_automatic_reload:
         path, content_hash = opts.encryption_provider_config, encryption.config.content_hash
-        reloader = ConfigReloader(path, targets, content_hash, encryption.metrics)
+        reloader = ConfigReloader(path, targets, content_hash, encryption.metrics, config_metrics)
         tasks.append(Periodic("encryption config reload", STAT_INTERVAL, reloader.poll))
     for task in tasks:
         task.start()

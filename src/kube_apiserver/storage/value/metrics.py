@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import bisect
+import hashlib
 import threading
+import time
 from typing import Any
 
 # metrics.ExponentialBuckets(5e-6, 2, 25): in-process ciphers take microseconds, a KMS hundreds of ms.
@@ -83,3 +85,68 @@ class TransformationMetrics:
 
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+RELOADS_HELP = (
+    "# HELP apiserver_encryption_config_controller_automatic_reloads_total [ALPHA] Total number of reload "
+    "successes and failures of encryption configuration split by apiserver identity."
+)
+RELOAD_TIMESTAMP_HELP = (
+    "# HELP apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds [ALPHA] Timestamp of "
+    "the last successful or failed automatic reload of encryption configuration split by apiserver identity."
+)
+CONFIG_INFO_HELP = (
+    "# HELP apiserver_encryption_config_controller_last_config_info [ALPHA] Information about the last applied "
+    "encryption configuration with hash as label, split by apiserver identity."
+)
+
+
+class ConfigMetrics:
+    """The encryption configuration's metrics (encryptionconfig/metrics): the configuration in force (its
+    content hash) and the automatic reloads, labelled with the hash of the apiserver's ID."""
+
+    def __init__(self, apiserver_id: str):
+        self.id_hash = "sha256:" + hashlib.sha256(apiserver_id.encode()).hexdigest() if apiserver_id else ""
+        self.config_hash = ""
+        self.reloads: dict[str, int] = {}
+        self.last_reload: dict[str, float] = {}
+
+    def config_loaded(self, content_hash: str) -> None:
+        self.config_hash = content_hash
+
+    def reloaded(self, ok: bool, content_hash: str = "") -> None:
+        status = "success" if ok else "failure"
+        self.reloads[status] = self.reloads.get(status, 0) + 1
+        self.last_reload[status] = time.time()
+        if ok:
+            self.config_hash = content_hash
+
+    def exposition(self) -> list[str]:
+        out = []
+        if self.config_hash:
+            out += [
+                CONFIG_INFO_HELP,
+                "# TYPE apiserver_encryption_config_controller_last_config_info gauge",
+                "apiserver_encryption_config_controller_last_config_info"
+                f'{{apiserver_id_hash="{self.id_hash}",hash="{self.config_hash}"}} 1',
+            ]
+        if self.reloads:
+            out += [
+                RELOADS_HELP,
+                "# TYPE apiserver_encryption_config_controller_automatic_reloads_total counter",
+            ]
+            out += [
+                f'apiserver_encryption_config_controller_automatic_reloads_total{{apiserver_id_hash="{self.id_hash}",'
+                f'status="{status}"}} {count}'
+                for status, count in sorted(self.reloads.items())
+            ]
+            out += [
+                RELOAD_TIMESTAMP_HELP,
+                "# TYPE apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds gauge",
+            ]
+            out += [
+                "apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds"
+                f'{{apiserver_id_hash="{self.id_hash}",status="{status}"}} {stamp}'
+                for status, stamp in sorted(self.last_reload.items())
+            ]
+        return out

@@ -13,7 +13,7 @@ import os
 
 from .config import EncryptionConfigError, load, read_with_hash
 from .keys import KeyTransformers
-from .metrics import TransformationMetrics
+from .metrics import ConfigMetrics, TransformationMetrics
 
 log = logging.getLogger("kube_apiserver")
 
@@ -31,11 +31,13 @@ class ConfigReloader:
         targets: list[KeyTransformers],
         content_hash: str,
         metrics: TransformationMetrics | None = None,
+        config_metrics: ConfigMetrics | None = None,
     ):
         self.path = path
         self.targets = targets
         self.content_hash = content_hash  # of the configuration in force
         self.metrics = metrics
+        self.config_metrics = config_metrics
         self.failed_hash = ""  # a content that did not load: logged once, not at every poll
         self._stat = _stat(path)
         self._since_hash = 0.0
@@ -63,10 +65,14 @@ class ConfigReloader:
             target.set(config)
         self.content_hash, self.failed_hash = config.content_hash, ""
         self.reloads += 1
+        if self.config_metrics is not None:
+            self.config_metrics.reloaded(True, config.content_hash)
         log.info("Loaded new kms encryption config content name=%s", CONTROLLER_NAME)
         return True
 
     def _failed(self, err: EncryptionConfigError) -> None:
+        if self.config_metrics is not None:
+            self.config_metrics.reloaded(False)
         try:
             failed = read_with_hash(self.path)[1]
         except EncryptionConfigError:
