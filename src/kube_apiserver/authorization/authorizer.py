@@ -23,6 +23,8 @@ class Attributes:
     resource: str = ""
     subresource: str = ""
     name: str = ""
+    # a list, watch or deletecollection's raw fieldSelector (AuthorizeWithSelectors: the Node authorizer reads it)
+    field_selector: str = ""
 
 
 class AuthorizationError(Exception):

@@ -7,7 +7,7 @@ from .rbac import RBACAuthorizer, RuleSource
 
 
 def new_authorizer(modes: list[str], rbac_source: RuleSource | None = None, *,
-                   webhook: Authorizer | None = None) -> Authorizer:
+                   webhook: Authorizer | None = None, node: Authorizer | None = None) -> Authorizer:
     authorizers: list[Authorizer] = [PrivilegedGroups()]
     for mode in modes:
         if mode == "AlwaysAllow":
@@ -17,6 +17,9 @@ def new_authorizer(modes: list[str], rbac_source: RuleSource | None = None, *,
         elif mode == "RBAC":
             assert rbac_source is not None, "RBAC needs the roles and bindings"
             authorizers.append(RBACAuthorizer(rbac_source))
+        elif mode == "Node":
+            assert node is not None, "Node needs the node graph"
+            authorizers.append(node)
         elif mode == "Webhook":
             assert webhook is not None, "Webhook needs its configuration"
             authorizers.append(webhook)

@@ -37,10 +37,12 @@ from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.webhook import WebhookTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
 from ..authorization.modes import new_authorizer
+from ..authorization.node import Graph, NodeAuthorizer, add_graph_event_handlers
 from ..authorization.webhook import WebhookAuthorizer
 from ..client.informers import SharedInformerFactory
 from ..client.rest import Client, LoopbackTransport
 from ..controllers.aggregated import aggregated_resources
+from ..controlplane.bootstrappolicy.policy import node_rules
 from ..controlplane.clusterauthenticationtrust import ClusterAuthenticationInfo
 from ..controlplane.instance import ExtraConfig, new_instance
 from ..controlplane.rbac import InformerRuleSource, bootstrap_roles
@@ -144,6 +146,15 @@ def new_webhook_authorizer(opts: BuiltInAuthorizationOptions) -> WebhookAuthoriz
                              opts.webhook_cache_authorized_ttl, opts.webhook_cache_unauthorized_ttl)
 
 
+def new_node_authorizer(modes: list[str], informers: SharedInformerFactory) -> NodeAuthorizer | None:
+    """The Node authorizer, its graph kept by the loopback informers (asked for now: the server starts them)."""
+    if "Node" not in modes:
+        return None
+    graph = Graph()
+    add_graph_event_handlers(graph, informers)
+    return NodeAuthorizer(graph, node_rules())
+
+
 def request_header_config(options: RequestHeaderAuthenticationOptions) -> RequestHeaderConfig:
     return RequestHeaderConfig(_read_bytes(options.client_ca_file), list(options.allowed_names),
                                list(options.username_headers), list(options.uid_headers),
@@ -186,8 +197,10 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     informers = SharedInformerFactory(loopback)
     # the RBAC authorizer's listers (its shared informers start with the server's)
     rbac_source = InformerRuleSource(informers) if "RBAC" in opts.authorization.modes else None
+    # ValidatingAdmissionPolicy asks the authorizer too
     authorizer = new_authorizer(opts.authorization.modes, rbac_source,
-                                webhook=new_webhook_authorizer(opts.authorization))  # ValidatingAdmissionPolicy asks it too
+                                webhook=new_webhook_authorizer(opts.authorization),
+                                node=new_node_authorizer(opts.authorization.modes, informers))
     equivalents = EquivalentResourceRegistry()  # the servers' installers fill it, admission reads it
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
                               opts.admission.config_file, authorizer, informers, equivalents)
@@ -209,6 +222,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
         livez_grace_period=opts.generic.livez_grace_period,
         shutdown_watch_termination_grace_period=opts.generic.shutdown_watch_termination_grace_period,
         cors_allowed_origins=list(opts.generic.cors_allowed_origins),
+        hsts_directives=list(opts.generic.hsts_directives),
+        enable_profiling=opts.features.enable_profiling,
         version=version.VERSION,
         external_address=f"{host}:{opts.secure_port}",
         schemas=SchemaSource(schemas.definitions, schemas.schema_name),

@@ -7,11 +7,14 @@ from ...authorization.authorizer import ALLOW, Attributes, AuthorizationError, A
 from ...endpoints.http import Handler, Request, Response
 from .audit import annotate_authorization
 
+SELECTOR_VERBS = frozenset({"list", "watch", "deletecollection"})
+
 
 def attributes_of(req: Request) -> Attributes:
     info = req.info
+    selector = req.param("fieldSelector") if info.verb in SELECTOR_VERBS else ""
     return Attributes(req.user, info.verb, info.is_resource_request, info.path, info.namespace, info.api_group,
-                      info.api_version, info.resource, info.subresource, info.name)
+                      info.api_version, info.resource, info.subresource, info.name, selector)
 
 
 def forbidden_message(attrs: Attributes) -> str:
