@@ -94,6 +94,12 @@ def verbosity() -> int:
     return _state["verbosity"]
 
 
+def set_verbosity(level: int) -> None:
+    """-v at run time (PUT /debug/flags/v): the process's logging, as klog's, is one for every server in it."""
+    _state["verbosity"] = level
+    logging.getLogger().setLevel(logging.DEBUG if level >= DEBUG_VERBOSITY else logging.INFO)
+
+
 def V(level: int) -> bool:  # noqa: N802 - klog's name
     """klog.V(level).Enabled(): whether messages at this verbosity are logged."""
     return _state["verbosity"] >= level

@@ -27,6 +27,7 @@ from .filters.audit import (
 from .filters.authentication import with_authentication
 from .filters.authorization import with_authorization
 from .filters.cors import with_cors
+from .filters.hsts import with_hsts
 from .filters.httplog import with_httplog
 from .filters.impersonation import with_impersonation
 from .filters.maxinflight import with_max_in_flight_limit
@@ -68,6 +69,8 @@ class Config:
     livez_grace_period: float = 0.0  # --livez-grace-period
     shutdown_watch_termination_grace_period: float = 0.0  # --shutdown-watch-termination-grace-period
     cors_allowed_origins: list[str] = field(default_factory=list)  # --cors-allowed-origins
+    hsts_directives: list[str] = field(default_factory=list)  # --strict-transport-security-directives
+    enable_profiling: bool = True  # --profiling: /debug/pprof/ and /debug/flags/v
     non_long_running_requests: RequestWaitGroup = field(default_factory=RequestWaitGroup)
     watch_requests: WatchTermination = field(default_factory=WatchTermination)
     version: dict[str, str] = field(default_factory=dict)
@@ -115,7 +118,7 @@ class CompletedConfig:
 
 def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
     """Innermost first; a request meets them in the reverse order: audit init, recovery, request info,
-    httplog, retry-after (shutting down), metrics, watch termination, wait group, timeout, CORS,
+    httplog, retry-after (shutting down), HSTS, metrics, watch termination, wait group, timeout, CORS,
     authentication (its failures audited), audit, impersonation, [testing filters], flow control (priority and fairness, or
     max-in-flight), authorization, then the director."""
     handler = with_authorization(api_handler, c.authorizer)
@@ -135,6 +138,7 @@ def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
     if c.shutdown_watch_termination_grace_period > 0:
         handler = with_watch_termination(handler, c.watch_requests)
     handler = with_metrics(handler, c.metrics)
+    handler = with_hsts(handler, c.hsts_directives)
     if c.shutdown_send_retry_after:
         handler = with_retry_after(handler, c.lifecycle.stopping)
     handler = with_httplog(handler)

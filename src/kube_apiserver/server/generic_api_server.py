@@ -25,6 +25,7 @@ from .config import CompletedConfig
 from .handler import APIServerHandler
 from .hooks import Hook, Hooks
 from .metrics import metrics_handler
+from .profiling import Profiling
 from .restful import APIContainer
 from .serving import SecureServingInfo, serve
 
@@ -154,6 +155,8 @@ class GenericAPIServer:
         mux.handle("/version", _json_handler(self.config.version))
         mux.handle("/version/", _json_handler(self.config.version))
         mux.handle("/metrics", metrics_handler(self.config.metrics))
+        if self.config.enable_profiling:
+            Profiling().install(mux)
         mux.handle("/openapi/v3", self.config.openapi.serve_root)
         mux.handle_prefix("/openapi/v3/", self.config.openapi.serve_document)
         mux.handle("/openapi/v2", OpenAPIV2Service(self.config.openapi).serve)

@@ -17,6 +17,7 @@ LOOPBACK_ADVERTISE_ADDRESS_V6 = "::1"
 class GenericServerRunOptions:
     advertise_address: str | None = None
     cors_allowed_origins: list[str] = field(default_factory=list)
+    hsts_directives: list[str] = field(default_factory=list)
     external_host: str = ""
     max_requests_inflight: int = 400
     max_mutating_requests_inflight: int = 200
@@ -32,6 +33,9 @@ class GenericServerRunOptions:
     def add_flags(self, fs: FlagSet) -> None:
         fs.ip_var(self, "advertise_address", "advertise-address", _ADVERTISE_HELP)
         fs.string_slice_var(self, "cors_allowed_origins", "cors-allowed-origins", _CORS_HELP)
+        fs.string_slice_var(self, "hsts_directives", "strict-transport-security-directives",
+                            "List of directives for HSTS, comma separated. If this list is empty, then HSTS "
+                            "directives will not be added. Example: 'max-age=31536000,includeSubDomains,preload'")
         fs.string_var(self, "external_host", "external-hostname", _EXTERNAL_HOST_HELP)
         fs.int_var(self, "max_requests_inflight", "max-requests-inflight", _INFLIGHT_HELP)
         fs.int_var(self, "max_mutating_requests_inflight", "max-mutating-requests-inflight", _MUTATING_HELP)
@@ -68,6 +72,7 @@ class GenericServerRunOptions:
     def validate(self) -> list[str]:
         errors = [message for failed, message in self._checks() if failed]
         errors.extend(_cors_errors(self.cors_allowed_origins))
+        errors.extend(_hsts_errors(self.hsts_directives))
         return errors
 
     def _checks(self) -> list[tuple[bool, str]]:
@@ -94,6 +99,21 @@ class GenericServerRunOptions:
                 "shutdown-watch-termination-grace-period, if provided, can not be a negative value",
             ),
         ]
+
+
+def _hsts_errors(directives: list[str]) -> list[str]:
+    """validateHSTSDirectives: max-age=<seconds>, includeSubDomains and preload (RFC 6797 6.1)."""
+    errors = []
+    for directive in directives:
+        if not directive.strip():
+            errors.append("empty value in strict-transport-security-directives")
+        elif directive not in ("includeSubDomains", "preload"):
+            parts = directive.split("=")
+            if len(parts) != 2 or parts[0] != "max-age":
+                errors.append("--strict-transport-security-directives invalid, allowed values: max-age=expireTime, "
+                              "includeSubDomains, preload. see https://tools.ietf.org/html/rfc6797#section-6.1 for "
+                              "more information")
+    return errors
 
 
 def _cors_errors(origins: list[str]) -> list[str]:
