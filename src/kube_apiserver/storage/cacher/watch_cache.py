@@ -54,6 +54,7 @@ class WatchCache:
         # The oldest revision a watch may start after; events before it are not in the ring.
         self.oldest = 0
         self._fresh = asyncio.Condition()
+        self._waking = False  # a task waking the waiters of _fresh is scheduled and has not started
         # Objects written alike share one managedFields tree: a third of a small object's memory.
         self._fields = FieldsV1Sharing()
 
@@ -152,10 +153,16 @@ class WatchCache:
         return [e for e in self.events if e.revision > revision]
 
     def _notify(self) -> None:
-        async def wake() -> None:
-            async with self._fresh:
-                self._fresh.notify_all()
-        asyncio.get_running_loop().create_task(wake())
+        """Wakes the waiters of _fresh once the cacher yields: one task for every event processed until then
+        (a batch of a thousand), not one each; an event processed after it started schedules another."""
+        if not self._waking:
+            self._waking = True
+            asyncio.get_running_loop().create_task(self._wake())
+
+    async def _wake(self) -> None:
+        self._waking = False
+        async with self._fresh:
+            self._fresh.notify_all()
 
     async def wait_until_fresh(self, revision: int, timeout: float) -> bool:
         """Whether the cache reached `revision` within `timeout` seconds."""
