@@ -14,6 +14,7 @@ from ..admission.default_toleration_seconds import DefaultTolerationSeconds
 from ..admission.interfaces import Chain
 from ..admission.lister import NamespacedLister
 from ..admission.namespace_lifecycle import NamespaceLifecycle
+from ..admission.noderestriction import NodeRestriction
 from ..admission.podsecurity import PodSecurity, load_from_admission_config
 from ..admission.policy import ValidatingAdmissionPolicy
 from ..admission.priority import Priority
@@ -62,6 +63,7 @@ def new_admission(names: list[str], get_namespace: NamespaceGetter,
         "NamespaceLifecycle": lambda: NamespaceLifecycle(get_namespace),
         "LimitRanger": lambda: LimitRanger(limit_ranges),
         "ResourceQuota": lambda: ResourceQuota(quotas, Registry(new_evaluators())),
+        "NodeRestriction": NodeRestriction,
         "TaintNodesByCondition": TaintNodesByCondition,
         "PodSecurity": lambda: PodSecurity(get_namespace, pods, load_from_admission_config(config_file)),
         "Priority": lambda: Priority(priority_classes),
