@@ -237,3 +237,29 @@ def test_file_errors_as_upstream(tmp_path):
     assert load_error(tmp_path, "kind: [").startswith(
         "error while parsing file: error decoding encryption provider"
     )
+
+
+def test_reload_keeps_the_old_configuration_on_a_bad_file(tmp_path, caplog):
+    from kube_apiserver.storage.value.keys import KeyTransformers
+    from kube_apiserver.storage.value.metrics import ConfigMetrics
+    from kube_apiserver.storage.value.reload import ConfigReloader
+
+    path = write(tmp_path, config(rule(["secrets"], aescbc("key1"))))
+    first = ec.load(path, reload=True)
+    target = KeyTransformers(first, {})
+    metrics = ConfigMetrics("apiserver-x")
+    reloader = ConfigReloader(path, [target], first.content_hash, None, metrics)
+    assert not reloader.check()  # unchanged
+    write(tmp_path, config(rule(["secrets"], aescbc("key1", secret="bad"))))
+    with caplog.at_level("ERROR", logger="kube_apiserver"):
+        assert not reloader.check()
+        assert not reloader.check()  # the same bad content: said once
+    assert target.config is first
+    errors = [
+        r.getMessage() for r in caplog.records if "previous configuration stays in force" in r.getMessage()
+    ]
+    assert len(errors) == 1 and "secrets must be base64 encoded" in errors[0]
+    write(tmp_path, config(rule(["secrets"], aescbc("key2"))))
+    assert reloader.check()
+    assert target.config is not first and ("", "secrets") in target.config.transformers
+    assert metrics.reloads == {"failure": 1, "success": 1}
