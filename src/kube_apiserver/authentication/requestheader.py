@@ -4,6 +4,9 @@ name (X-Remote-User, -Uid, -Group, -Extra-*)."""
 
 from __future__ import annotations
 
+import logging
+import os
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +24,8 @@ UNKNOWN_AUTHORITY = "x509: certificate signed by unknown authority"
 # Repeated request headers reach us joined with ", " (endpoints/http.Request): split back on it.
 LIST_SEPARATOR = ", "
 _VERIFIED_CACHE = 1024
+RELOAD_CHECK_SECONDS = 1.0  # how often the bundle's file is looked at (a stat), as the listener's are
+log = logging.getLogger("kube_apiserver.authentication")
 
 
 class IssuerCheck:
@@ -29,12 +34,40 @@ class IssuerCheck:
     request-header CA's certificates must not log in through --client-ca-file, nor the reverse). Only
     certificates signed directly by a CA of the bundle are recognized."""
 
-    def __init__(self, pem: bytes):
+    def __init__(self, pem: bytes, path: str = ""):
+        """`path`: the bundle's file, read again when it changes (as the serving side's client CAs are)."""
         self.authorities = x509.load_pem_x509_certificates(pem)
         self._verdicts: OrderedDict[bytes, x509.Certificate | None] = OrderedDict()
+        self.path = path
+        self._stamp = _stamp(path)
+        self._next_look = 0.0
+
+    @classmethod
+    def from_file(cls, path: str) -> IssuerCheck:
+        with open(path, "rb") as f:
+            return cls(f.read(), path)
+
+    def _reload_if_changed(self) -> None:
+        now = time.monotonic()
+        if not self.path or now < self._next_look:
+            return
+        self._next_look = now + RELOAD_CHECK_SECONDS
+        stamp = _stamp(self.path)
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        try:
+            with open(self.path, "rb") as f:
+                authorities = x509.load_pem_x509_certificates(f.read())
+        except (OSError, ValueError) as err:  # a half-written file: the loaded bundle stays
+            log.error("Failed to reload the client CA bundle %s, keeping the one loaded: %s", self.path, err)
+            return
+        self.authorities = authorities
+        self._verdicts.clear()
 
     def verified(self, der: bytes) -> x509.Certificate:
         """The certificate, or AuthenticationError as Go's Verify words it."""
+        self._reload_if_changed()
         if der in self._verdicts:
             self._verdicts.move_to_end(der)
             cert = self._verdicts[der]
@@ -64,6 +97,16 @@ class IssuerCheck:
         return None
 
 
+def _stamp(path: str) -> tuple[int, int] | None:
+    if not path:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def common_name(cert: x509.Certificate) -> str:
     names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     return str(names[0].value) if names else ""
@@ -74,6 +117,7 @@ class RequestHeaderConfig:
     """What --requestheader-* configure (authenticatorfactory.RequestHeaderConfig)."""
 
     client_ca: bytes
+    client_ca_file: str = ""  # read again when it changes
     allowed_names: list[str] = field(default_factory=list)
     username_headers: list[str] = field(default_factory=list)
     uid_headers: list[str] = field(default_factory=list)
@@ -84,7 +128,7 @@ class RequestHeaderConfig:
 class RequestHeaderAuthenticator:
     def __init__(self, config: RequestHeaderConfig):
         self.config = config
-        self.issuer = IssuerCheck(config.client_ca)
+        self.issuer = IssuerCheck(config.client_ca, config.client_ca_file)
         self.allowed = frozenset(config.allowed_names)
         self.username_headers = [name.lower() for name in config.username_headers]
         self.uid_headers = [name.lower() for name in config.uid_headers]

@@ -63,6 +63,9 @@ class FlagSet:
     def string_array_var(self, target: object, attr: str, name: str, usage: str) -> Flag:
         return self.var(values.StringArrayValue(target, attr), name, usage)
 
+    def named_cert_key_var(self, target: object, attr: str, name: str, usage: str) -> Flag:
+        return self.var(values.NamedCertKeyArrayValue(target, attr), name, usage)
+
     def sorted_flags(self) -> list[Flag]:
         return [self.flags[key] for key in sorted(self.flags)]
 

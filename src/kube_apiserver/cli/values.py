@@ -221,3 +221,26 @@ class VersionValue(Value):
         if raw.startswith("v"):
             raise ValueError("setting the reported version (--version=vX.Y.Z) is not supported")
         return "true" if gostrconv.parse_bool(raw) else "false"
+
+
+class NamedCertKeyArrayValue(Value):
+    """cliflag.NamedCertKeyArray (--tls-sni-cert-key): "cert,key" or "cert,key:name1,name2", repeatable."""
+
+    type_name = "namedCertKey"
+    zero_defaults = ("[]",)
+
+    def convert(self, raw: str) -> list[tuple[str, str, tuple[str, ...]]]:
+        pair, sep, names = raw.partition(":")
+        patterns: tuple[str, ...] = ()
+        if sep:
+            if not names.strip():
+                raise ValueError("empty names list is not allowed")
+            patterns = tuple(name.strip() for name in names.strip().split(","))
+        files = pair.strip().split(",")
+        if len(files) != 2:
+            raise ValueError("expected comma separated certificate and key file paths")
+        entry = (files[0].strip(), files[1].strip(), patterns)
+        return [*self.get(), entry] if self.set_once else [entry]
+
+    def render(self, value: Any) -> str:
+        return "[" + ";".join(f"{c},{k}" + (":" + ",".join(n) if n else "") for c, k, n in value) + "]"

@@ -52,6 +52,7 @@ from ..flowcontrol.controller import InformerSource
 from ..registry.context import UserInfo
 from ..server import healthz
 from ..server.config import CompletedConfig, Config
+from ..server.dynamiccerts import SNICertKey
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.options.authentication import BuiltInAuthenticationOptions, RequestHeaderAuthenticationOptions
 from ..server.options.authorization import BuiltInAuthorizationOptions
@@ -111,12 +112,16 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     authn = opts.authentication
     paths = PUBLIC_PATHS if authn.anonymous_public_paths_only else None
     anonymous = AnonymousAuthenticator(paths) if authn.anonymous else None
+    if (configured := authn.oidc.anonymous_paths()) is not None:  # --authentication-config's anonymous
+        anonymous = AnonymousAuthenticator(configured[1]) if configured[0] else None
     account_tokens = ServiceAccountTokenAuthenticator(service_accounts, get_object)
     token_authenticators: list[Any] = [tokens, account_tokens]
     if loopback_token:
         token_authenticators.insert(0, loopback_authenticator(loopback_token, tuple(service_accounts.api_audiences)))
     if authn.enable_bootstrap_token_auth:
         token_authenticators.append(BootstrapTokenAuthenticator(get_object))
+    # The JWT issuers (--oidc-* or --authentication-config), after the local ones, before the webhook.
+    token_authenticators += authn.oidc.authenticators(service_accounts.issuers, tuple(service_accounts.api_audiences))
     if authn.token_webhook_config_file:  # remote last, as kube-apiserver orders them
         token_authenticators.append(WebhookTokenAuthenticator(
             _webhook(authn.token_webhook_config_file, "authentication token webhook"), authn.token_webhook_version,
@@ -124,7 +129,7 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     bearer = UnionTokenAuthenticator(token_authenticators)
     authenticators: list[Any] = [BearerTokenAuthenticator(bearer)]
     if authn.client_ca_file:  # kube-apiserver asks x509 first, after the front proxy's certificate
-        authenticators.insert(0, X509Authenticator(IssuerCheck(_read_bytes(authn.client_ca_file))))
+        authenticators.insert(0, X509Authenticator(IssuerCheck.from_file(authn.client_ca_file)))
     if authn.request_header.client_ca_file:
         authenticators.insert(0, RequestHeaderAuthenticator(request_header_config(authn.request_header)))
     reviewer = TokenReviewer(bearer, list(service_accounts.api_audiences), account_tokens)
@@ -156,7 +161,7 @@ def new_node_authorizer(modes: list[str], informers: SharedInformerFactory) -> N
 
 
 def request_header_config(options: RequestHeaderAuthenticationOptions) -> RequestHeaderConfig:
-    return RequestHeaderConfig(_read_bytes(options.client_ca_file), list(options.allowed_names),
+    return RequestHeaderConfig(_read_bytes(options.client_ca_file), options.client_ca_file, list(options.allowed_names),
                                list(options.username_headers), list(options.uid_headers),
                                list(options.group_headers), list(options.extra_headers_prefix))
 
@@ -251,6 +256,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
                                 min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,
                                 client_ca_file=opts.authentication.client_ca_file,
                                 requestheader_client_ca_file=opts.authentication.request_header.client_ca_file,
+                                sni_cert_keys=tuple(SNICertKey(*pair) for pair in opts.secure_serving.sni_cert_keys),
                                 reuse_port=opts.secure_serving.permit_port_sharing)
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,

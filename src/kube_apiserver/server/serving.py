@@ -17,6 +17,7 @@ import uvicorn
 from ..endpoints.http import Handler
 from . import httpprotocol
 from .asgi import ASGIApp
+from .dynamiccerts import ServingCertificates, SNICertKey, TLSOptions
 from .httpprotocol import ConnectionLimits, HardenedHTTPProtocol, TLSScopeHTTPProtocol
 
 log = logging.getLogger("kube_apiserver.server")
@@ -34,6 +35,7 @@ class SecureServingInfo:
     cipher_suites: str = ""  # --tls-cipher-suites as OpenSSL names; "" is DEFAULT_CIPHERS
     client_ca_file: str = ""  # when set, clients may present certificates signed by it
     requestheader_client_ca_file: str = ""  # and the front proxy, certificates signed by this one
+    sni_cert_keys: tuple[SNICertKey, ...] = ()  # --tls-sni-cert-key
     # Go's http.Server limits as kube-apiserver sets them (secure_serving.go); tests shorten the timeouts.
     max_header_bytes: int = httpprotocol.MAX_HEADER_BYTES
     read_header_timeout: float = httpprotocol.READ_HEADER_TIMEOUT
@@ -114,6 +116,7 @@ class HTTPServer:
     task: asyncio.Task[None]
     port: int
     app: ASGIApp
+    certificates: ServingCertificates
 
     async def shutdown(self) -> None:
         """Stop accepting, let in-flight requests finish, then close every connection: an idle client
@@ -129,6 +132,7 @@ class HTTPServer:
         for connection in list(self.server.server_state.connections):
             connection.transport.abort()
         await self.task
+        await self.certificates.stop()
 
 
 def _load_tls(config: uvicorn.Config, info: SecureServingInfo) -> None:
@@ -167,8 +171,13 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
     config.ssl_ciphers = info.cipher_suites or DEFAULT_CIPHERS
     config.ssl_version = ssl.PROTOCOL_TLS_SERVER
     _load_tls(config, info)
-    for path in client_cas[1:]:  # TLS trusts both; each authenticator checks its own CA issued the certificate
-        config.ssl.load_verify_locations(path)
+    # TLS trusts both client CAs (each authenticator checks its own CA issued the certificate); every file is
+    # read again when it changes.
+    certificates = ServingCertificates(TLSOptions(
+        info.cert_file, info.key_file, info.sni_cert_keys, tuple(client_cas), info.min_tls_version,
+        info.cipher_suites or DEFAULT_CIPHERS))
+    config.ssl = certificates.listener
+    certificates.start()
     server = _Server(config)
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
     listening = asyncio.ensure_future(server.listening.wait())
@@ -177,4 +186,4 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
         listening.cancel()
         task.result()  # why it did not start
         raise RuntimeError("the HTTP server stopped before it started")
-    return HTTPServer(server, task, port, app)
+    return HTTPServer(server, task, port, app, certificates)

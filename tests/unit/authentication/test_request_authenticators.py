@@ -64,7 +64,8 @@ def _proxy_cert(ca: CertificateAuthority, name: str) -> bytes:
 def test_the_headers_are_read_and_dropped():
     ca = CertificateAuthority.generate("front-proxy-ca")
     authenticator = RequestHeaderAuthenticator(RequestHeaderConfig(
-        ca.cert_pem, [], ["X-Remote-User"], ["X-Remote-Uid"], ["X-Remote-Group"], ["X-Remote-Extra-"]))
+        ca.cert_pem, username_headers=["X-Remote-User"], uid_headers=["X-Remote-Uid"],
+        group_headers=["X-Remote-Group"], extra_headers_prefixes=["X-Remote-Extra-"]))
     req = _request({"x-remote-user": "alice, bob", "x-remote-group": "a, b", "x-remote-extra-scopes": "x",
                     "x-other": "kept"}, _proxy_cert(ca, "proxy"))
     user = asyncio.run(authenticator.authenticate(req))
@@ -74,6 +75,6 @@ def test_the_headers_are_read_and_dropped():
 
 def test_another_authority_s_certificate_is_refused():
     ca, other = CertificateAuthority.generate("front-proxy-ca"), CertificateAuthority.generate("client-ca")
-    authenticator = RequestHeaderAuthenticator(RequestHeaderConfig(ca.cert_pem, [], ["X-Remote-User"]))
+    authenticator = RequestHeaderAuthenticator(RequestHeaderConfig(ca.cert_pem, username_headers=["X-Remote-User"]))
     with pytest.raises(AuthenticationError, match="x509: certificate signed by unknown authority"):
         asyncio.run(authenticator.authenticate(_request({"x-remote-user": "a"}, _proxy_cert(other, "proxy"))))

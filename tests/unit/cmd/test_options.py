@@ -216,7 +216,8 @@ def test_help_flag_lines(capsys):
     assert re.match(r"^      --secure-port int {3,}The port on which to serve HTTPS", port)
     assert port.endswith("It cannot be switched off with 0. (default 6443)")
     # pflag aligns the help text of a section on its longest flag, plus three spaces.
-    assert next(line for line in lines if line.startswith("      --tls-private-key-file string   File"))
+    assert next(line for line in lines if line.startswith("      --tls-sni-cert-key namedCertKey   A pair"))
+    assert next(line for line in lines if line.startswith("      --tls-private-key-file string     File"))
     assert any(line.startswith("  -v, --v Level   number for the log level verbosity") for line in lines)
     assert any(line.startswith("  -h, --help   ") for line in lines)
     prefix = next(line for line in lines if line.startswith("      --etcd-prefix "))

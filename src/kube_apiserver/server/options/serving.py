@@ -100,6 +100,8 @@ class SecureServingOptions:
     tls_private_key_file: str = ""
     tls_min_version: str = ""
     tls_cipher_suites: list[str] = field(default_factory=list)
+    # --tls-sni-cert-key: (cert file, key file, domain patterns; none = the certificate's names)
+    sni_cert_keys: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     permit_port_sharing: bool = False
     # Not a flag: the CA clients should trust (the generated CA, or --tls-cert-file itself).
     ca_file: str = ""
@@ -117,6 +119,7 @@ class SecureServingOptions:
             "File containing the default x509 private key matching --tls-cert-file.",
         )
         fs.string_slice_var(self, "tls_cipher_suites", "tls-cipher-suites", _CIPHER_SUITES_HELP)
+        fs.named_cert_key_var(self, "sni_cert_keys", "tls-sni-cert-key", _SNI_HELP)
         fs.string_var(
             self,
             "tls_min_version",
@@ -159,6 +162,10 @@ class SecureServingOptions:
         if unknown is not None:
             errors.append(f"Cipher suite {unknown} not supported or doesn't exist")
         errors.extend(self._validate_key_pair())
+        for cert, key, _ in self.sni_cert_keys:
+            error = certs.key_pair_error(cert, key)
+            if error:
+                errors.append(error)
         return errors
 
     def _validate_key_pair(self) -> list[str]:
@@ -171,6 +178,15 @@ class SecureServingOptions:
         return [error] if error else []
 
 
+_SNI_HELP = (
+    "A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns "
+    "which are fully qualified domain names, possibly with prefixed wildcard segments. The domain patterns also "
+    "allow IP addresses, but IPs should only be used if the apiserver has visibility to the IP address requested "
+    "by a client. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard "
+    "matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple "
+    "key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: \"example.crt,example.key\" or "
+    "\"foo.crt,foo.key:*.foo.com,foo.com\"."
+)
 _BIND_ADDRESS_HELP = (
     "The IP address on which to listen for the --secure-port port. The associated interface(s) must be "
     "reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address "
