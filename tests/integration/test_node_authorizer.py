@@ -25,9 +25,17 @@ def cluster(tmp_path_factory):
     ca_file = str(pki / "ca.crt")
     ca.write(ca_file, str(pki / "ca.key"))
     kubelet = write_pair(str(pki), "kubelet", *ca.issue("system:node:node1", ("system:nodes",), client=True))
-    server = Server(str(tmp_path_factory.mktemp("apiserver")), [
-        "--client-ca-file", ca_file, "--authorization-mode", "Node,RBAC",
-        "--enable-admission-plugins", "NodeRestriction"]).start()
+    server = Server(
+        str(tmp_path_factory.mktemp("apiserver")),
+        [
+            "--client-ca-file",
+            ca_file,
+            "--authorization-mode",
+            "Node,RBAC",
+            "--enable-admission-plugins",
+            "NodeRestriction",
+        ],
+    ).start()
     try:
         _objects(server)
         yield server, kubelet
@@ -42,10 +50,15 @@ def _objects(server: Server) -> None:
         assert server.request("POST", "/api/v1/nodes", {"metadata": {"name": f"node{n}"}}).status == 201
         secret = {"metadata": {"name": f"s{n}"}, "stringData": {"k": "v"}}
         assert server.request("POST", f"/api/v1/namespaces/{NS}/secrets", secret).status == 201
-        pod = {"metadata": {"name": f"p{n}"}, "spec": {
-            "nodeName": f"node{n}", "automountServiceAccountToken": False,
-            "containers": [{"name": "c", "image": "busybox"}],
-            "volumes": [{"name": "s", "secret": {"secretName": f"s{n}"}}]}}
+        pod = {
+            "metadata": {"name": f"p{n}"},
+            "spec": {
+                "nodeName": f"node{n}",
+                "automountServiceAccountToken": False,
+                "containers": [{"name": "c", "image": "busybox"}],
+                "volumes": [{"name": "s", "secret": {"secretName": f"s{n}"}}],
+            },
+        }
         assert server.request("POST", f"/api/v1/namespaces/{NS}/pods", pod).status == 201
 
 
@@ -71,8 +84,9 @@ def refusal(resp: Response) -> tuple[int, str]:
 
 def test_reads_the_secret_of_its_pod(cluster):
     # the graph follows the pods' informer: the first read may come before it saw the pod
-    resp = wait_for(lambda: (r := as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets/s1")).status == 200
-                    and r)
+    resp = wait_for(
+        lambda: (r := as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets/s1")).status == 200 and r
+    )
     assert resp.json()["metadata"]["name"] == "s1"
     # the kubelet's secret manager watches one secret by name
     one = as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets?fieldSelector=metadata.name%3Ds1")
@@ -81,12 +95,20 @@ def test_reads_the_secret_of_its_pod(cluster):
 
 def test_cannot_read_another_nodes_secret(cluster):
     wait_for(lambda: as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets/s1").status == 200)
-    assert refusal(as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets/s2")) == (403, (
-        'secrets "s2" is forbidden: User "system:node:node1" cannot get resource "secrets" in API group "" in the '
-        "namespace \"default\": no relationship found between node 'node1' and this object"))
-    assert refusal(as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets")) == (403, (
-        'secrets is forbidden: User "system:node:node1" cannot list resource "secrets" in API group "" in the '
-        'namespace "default": No Object name found'))
+    assert refusal(as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets/s2")) == (
+        403,
+        (
+            'secrets "s2" is forbidden: User "system:node:node1" cannot get resource "secrets" in API group "" in the '
+            "namespace \"default\": no relationship found between node 'node1' and this object"
+        ),
+    )
+    assert refusal(as_kubelet(cluster, "GET", f"/api/v1/namespaces/{NS}/secrets")) == (
+        403,
+        (
+            'secrets is forbidden: User "system:node:node1" cannot list resource "secrets" in API group "" in the '
+            'namespace "default": No Object name found'
+        ),
+    )
 
 
 def test_its_own_node_and_its_status(cluster):
@@ -96,13 +118,21 @@ def test_its_own_node_and_its_status(cluster):
     assert patched.status == 200, patched.body
     assert patched.json()["status"]["conditions"][0]["reason"] == "KubeletReady"
     assert refusal(as_kubelet(cluster, "PATCH", "/api/v1/nodes/node2/status", status, MERGE)) == (
-        403, 'nodes "node2" is forbidden: node "node1" is not allowed to modify node "node2"')
-    assert refusal(as_kubelet(cluster, "GET", "/api/v1/nodes/node2")) == (403, (
-        'nodes "node2" is forbidden: User "system:node:node1" cannot get resource "nodes" in API group "" at the '
-        "cluster scope: node 'node1' cannot read 'node2', only its own Node object"))
+        403,
+        'nodes "node2" is forbidden: node "node1" is not allowed to modify node "node2"',
+    )
+    assert refusal(as_kubelet(cluster, "GET", "/api/v1/nodes/node2")) == (
+        403,
+        (
+            'nodes "node2" is forbidden: User "system:node:node1" cannot get resource "nodes" in API group "" at the '
+            "cluster scope: node 'node1' cannot read 'node2', only its own Node object"
+        ),
+    )
     taint = {"spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}}
     assert refusal(as_kubelet(cluster, "PATCH", "/api/v1/nodes/node1", taint, MERGE)) == (
-        403, 'nodes "node1" is forbidden: node "node1" is not allowed to modify taints')
+        403,
+        'nodes "node1" is forbidden: node "node1" is not allowed to modify taints',
+    )
 
 
 def test_its_lease(cluster):
@@ -113,29 +143,50 @@ def test_its_lease(cluster):
     renewed = as_kubelet(cluster, "PUT", f"{leases}/node1", created.json())
     assert renewed.status == 200, renewed.body
     other = {"metadata": {"name": "node2"}, "spec": {"holderIdentity": "node2"}}
-    assert refusal(as_kubelet(cluster, "POST", leases, other)) == (403, (
-        'leases.coordination.k8s.io "node2" is forbidden: can only access node lease with the same name as the '
-        "requesting node"))
+    assert refusal(as_kubelet(cluster, "POST", leases, other)) == (
+        403,
+        (
+            'leases.coordination.k8s.io "node2" is forbidden: can only access node lease with the same name as the '
+            "requesting node"
+        ),
+    )
     assert refusal(as_kubelet(cluster, "GET", f"{leases}/node2"))[1].endswith(
-        ": can only access node lease with the same name as the requesting node")
+        ": can only access node lease with the same name as the requesting node"
+    )
 
 
 def test_pods_of_its_node(cluster):
     listed = as_kubelet(cluster, "GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode1")
     assert listed.status == 200 and [p["metadata"]["name"] for p in listed.json()["items"]] == ["p1"]
-    assert refusal(as_kubelet(cluster, "GET", "/api/v1/pods")) == (403, (
-        'pods is forbidden: User "system:node:node1" cannot list resource "pods" in API group "" at the cluster '
-        "scope: can only list/watch pods with spec.nodeName field selector"))
+    assert refusal(as_kubelet(cluster, "GET", "/api/v1/pods")) == (
+        403,
+        (
+            'pods is forbidden: User "system:node:node1" cannot list resource "pods" in API group "" at the cluster '
+            "scope: can only list/watch pods with spec.nodeName field selector"
+        ),
+    )
     running = {"status": {"phase": "Running"}}
-    assert as_kubelet(cluster, "PATCH", f"/api/v1/namespaces/{NS}/pods/p1/status", running, MERGE).status == 200
-    assert refusal(as_kubelet(cluster, "PATCH", f"/api/v1/namespaces/{NS}/pods/p2/status", running, MERGE)) == (
-        403, 'pods "p2" is forbidden: node "node1" can only update pod status for pods with spec.nodeName set to '
-             "itself")
-    pod = {"metadata": {"name": "sneaky"}, "spec": {"nodeName": "node1", "containers": [{"name": "c",
-                                                                                          "image": "busybox"}]}}
-    assert refusal(as_kubelet(cluster, "POST", f"/api/v1/namespaces/{NS}/pods", pod)) == (403, (
-        'pods "sneaky" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "node1" can '
-        "only create mirror pods"))
+    assert (
+        as_kubelet(cluster, "PATCH", f"/api/v1/namespaces/{NS}/pods/p1/status", running, MERGE).status == 200
+    )
+    assert refusal(
+        as_kubelet(cluster, "PATCH", f"/api/v1/namespaces/{NS}/pods/p2/status", running, MERGE)
+    ) == (
+        403,
+        'pods "p2" is forbidden: node "node1" can only update pod status for pods with spec.nodeName set to '
+        "itself",
+    )
+    pod = {
+        "metadata": {"name": "sneaky"},
+        "spec": {"nodeName": "node1", "containers": [{"name": "c", "image": "busybox"}]},
+    }
+    assert refusal(as_kubelet(cluster, "POST", f"/api/v1/namespaces/{NS}/pods", pod)) == (
+        403,
+        (
+            'pods "sneaky" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "node1" can '
+            "only create mirror pods"
+        ),
+    )
 
 
 def test_off_without_the_node_mode(tmp_path):
@@ -145,7 +196,8 @@ def test_off_without_the_node_mode(tmp_path):
         user = {"Impersonate-User": "system:node:node1", "Impersonate-Group": "system:nodes"}
         resp = server.request("GET", f"/api/v1/namespaces/{NS}/secrets/s1", headers=user)
         assert resp.status == 403
-        assert resp.json()["message"].endswith('cannot get resource "secrets" in API group "" in the namespace '
-                                               '"default"')
+        assert resp.json()["message"].endswith(
+            'cannot get resource "secrets" in API group "" in the namespace "default"'
+        )
     finally:
         server.stop()

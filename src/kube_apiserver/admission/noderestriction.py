@@ -28,12 +28,21 @@ NODE_RESTRICTION_LABELS = "node-restriction.kubernetes.io"
 KUBELET_SERVING = "kubernetes.io/kubelet-serving"
 KUBELET_CLIENT = "kubernetes.io/kube-apiserver-client-kubelet"
 # the labels a kubelet may set on its own Node (k8s.io/kubelet/pkg/apis IsKubeletLabel)
-KUBELET_LABELS = frozenset({
-    "kubernetes.io/hostname", "topology.kubernetes.io/zone", "topology.kubernetes.io/region",
-    "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
-    "beta.kubernetes.io/instance-type", "node.kubernetes.io/instance-type", "kubernetes.io/os",
-    "kubernetes.io/arch", "beta.kubernetes.io/os", "beta.kubernetes.io/arch",
-})
+KUBELET_LABELS = frozenset(
+    {
+        "kubernetes.io/hostname",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+    }
+)
 KUBELET_LABEL_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
 
 
@@ -150,8 +159,11 @@ class NodeRestriction:
         elif attrs.subresource == "eviction":
             await self._pod_eviction(node, attrs)
         else:
-            raise forbidden(attrs, f'unexpected pod subresource "{attrs.subresource}", only \'status\' and '
-                                   f"'eviction' are allowed")
+            raise forbidden(
+                attrs,
+                f"unexpected pod subresource \"{attrs.subresource}\", only 'status' and "
+                f"'eviction' are allowed",
+            )
 
     async def _pod_itself(self, node: str, attrs: Attributes) -> None:
         if attrs.operation == CREATE:
@@ -161,14 +173,20 @@ class NodeRestriction:
             if _spec(existing).get("nodeName") != node:
                 raise forbidden(attrs, f'node "{node}" can only delete pods with spec.nodeName set to itself')
         else:
-            raise forbidden(attrs, f'unexpected operation "{attrs.operation}", node "{node}" can only create and '
-                                   "delete mirror pods")
+            raise forbidden(
+                attrs,
+                f'unexpected operation "{attrs.operation}", node "{node}" can only create and '
+                "delete mirror pods",
+            )
 
     async def _mirror_pod(self, node: str, attrs: Attributes) -> None:
         pod = attrs.object or {}
         if MIRROR_POD_ANNOTATION not in (_meta(pod).get("annotations") or {}):
-            raise forbidden(attrs, f'pod does not have "{MIRROR_POD_ANNOTATION}" annotation, node "{node}" can '
-                                   "only create mirror pods")
+            raise forbidden(
+                attrs,
+                f'pod does not have "{MIRROR_POD_ANNOTATION}" annotation, node "{node}" can '
+                "only create mirror pods",
+            )
         if _spec(pod).get("nodeName") != node:
             raise forbidden(attrs, f'node "{node}" can only create pods with spec.nodeName set to itself')
         await self._mirror_pod_owner(node, attrs, _meta(pod).get("ownerReferences") or [])
@@ -178,15 +196,22 @@ class NodeRestriction:
 
     async def _mirror_pod_owner(self, node: str, attrs: Attributes, owners: list[Object]) -> None:
         if len(owners) > 1:
-            raise forbidden(attrs, f'node "{node}" can only create pods with a single owner reference set to itself')
+            raise forbidden(
+                attrs, f'node "{node}" can only create pods with a single owner reference set to itself'
+            )
         if not owners:
-            raise forbidden(attrs, f'node "{node}" can only create pods with an owner reference set to itself')
+            raise forbidden(
+                attrs, f'node "{node}" can only create pods with an owner reference set to itself'
+            )
         owner = owners[0]
         if owner.get("apiVersion") != "v1" or owner.get("kind") != "Node" or owner.get("name") != node:
-            raise forbidden(attrs, f'node "{node}" can only create pods with an owner reference set to itself')
+            raise forbidden(
+                attrs, f'node "{node}" can only create pods with an owner reference set to itself'
+            )
         if owner.get("controller") is not True:
-            raise forbidden(attrs, f'node "{node}" can only create pods with a controller owner reference set to '
-                                   "itself")
+            raise forbidden(
+                attrs, f'node "{node}" can only create pods with a controller owner reference set to itself'
+            )
         if owner.get("blockOwnerDeletion") is True:
             raise forbidden(attrs, f'node "{node}" must not set blockOwnerDeletion on an owner reference')
         existing = await self._lookup("nodes", "node", "", node)
@@ -199,8 +224,9 @@ class NodeRestriction:
             raise forbidden(attrs, f'unexpected operation "{attrs.operation}"')
         old, new = attrs.old_object or {}, attrs.object or {}
         if _spec(old).get("nodeName") != node:
-            raise forbidden(attrs, f'node "{node}" can only update pod status for pods with spec.nodeName set to '
-                                   "itself")
+            raise forbidden(
+                attrs, f'node "{node}" can only update pod status for pods with spec.nodeName set to itself'
+            )
         if (_meta(old).get("labels") or {}) != (_meta(new).get("labels") or {}):
             raise forbidden(attrs, f'node "{node}" cannot update labels through pod status')
         if _claim_statuses(old) != _claim_statuses(new):
@@ -224,22 +250,29 @@ class NodeRestriction:
         new = attrs.object or {}
         if attrs.operation == CREATE:
             if _spec(new).get("configSource") is not None:
-                raise forbidden(attrs, f'node "{node}" is not allowed to create pods with a non-nil configSource')
+                raise forbidden(
+                    attrs, f'node "{node}" is not allowed to create pods with a non-nil configSource'
+                )
             labels = forbidden_labels(_meta(new).get("labels"), None)
             if labels:
-                raise forbidden(attrs, f'node "{node}" is not allowed to set the following labels: '
-                                       f"{', '.join(labels)}")
+                raise forbidden(
+                    attrs, f'node "{node}" is not allowed to set the following labels: {", ".join(labels)}'
+                )
         elif attrs.operation == UPDATE:
             old = attrs.old_object or {}
             source = _spec(new).get("configSource")
             if source is not None and _normalized(source) != _normalized(_spec(old).get("configSource")):
-                raise forbidden(attrs, f'node "{node}" is not allowed to update configSource to a new non-nil '
-                                       "configSource")
+                raise forbidden(
+                    attrs,
+                    f'node "{node}" is not allowed to update configSource to a new non-nil configSource',
+                )
             if _normalized(_spec(new).get("taints") or []) != _normalized(_spec(old).get("taints") or []):
                 raise forbidden(attrs, f'node "{node}" is not allowed to modify taints')
             labels = forbidden_labels(_meta(new).get("labels"), _meta(old).get("labels"))
             if labels:
-                raise forbidden(attrs, f"is not allowed to modify labels: {', '.join(labels)}")  # sic, no node
+                raise forbidden(
+                    attrs, f"is not allowed to modify labels: {', '.join(labels)}"
+                )  # sic, no node
 
     # --- the other kinds
 
@@ -248,11 +281,17 @@ class NodeRestriction:
             raise forbidden(attrs, "may only update PVC status")
         if attrs.operation != UPDATE:
             raise forbidden(attrs, f'unexpected operation "{attrs.operation}"')
-        old, new = _pvc_without_status_quantities(attrs.old_object), _pvc_without_status_quantities(attrs.object)
+        old, new = (
+            _pvc_without_status_quantities(attrs.old_object),
+            _pvc_without_status_quantities(attrs.object),
+        )
         if old != new:
             diff = json.dumps({"old": old, "new": new}, sort_keys=True, separators=(",", ":"))
-            raise forbidden(attrs, f'node "{node}" is not allowed to update fields other than status.quantity and '
-                                   f"status.conditions: {diff}")
+            raise forbidden(
+                attrs,
+                f'node "{node}" is not allowed to update fields other than status.quantity and '
+                f"status.conditions: {diff}",
+            )
 
     async def _service_account(self, node: str, attrs: Attributes) -> None:
         if attrs.operation != CREATE or attrs.subresource != "token":
@@ -264,8 +303,11 @@ class NodeRestriction:
             raise forbidden(attrs, "node requested token with a pod binding without a uid")
         pod = await self._lookup("pods", "pod", attrs.namespace, ref["name"])
         if ref["uid"] != _meta(pod).get("uid"):
-            raise forbidden(attrs, f"the UID in the bound object reference ({ref['uid']}) does not match the UID in "
-                                   "record. The object might have been deleted and then recreated")
+            raise forbidden(
+                attrs,
+                f"the UID in the bound object reference ({ref['uid']}) does not match the UID in "
+                "record. The object might have been deleted and then recreated",
+            )
         if _spec(pod).get("nodeName") != node:
             raise forbidden(attrs, "node requested token bound to a pod scheduled on a different node")
 
@@ -284,9 +326,13 @@ class NodeRestriction:
     async def _resource_slice(self, node: str, attrs: Attributes) -> None:
         """A create's and each delete's slice must be the node's: the authorizer sees neither object."""
         if attrs.operation == CREATE and _spec(attrs.object).get("nodeName") != node:
-            raise forbidden(attrs, "can only create ResourceSlice with the same NodeName as the requesting node")
+            raise forbidden(
+                attrs, "can only create ResourceSlice with the same NodeName as the requesting node"
+            )
         if attrs.operation == DELETE and _spec(attrs.old_object).get("nodeName") != node:
-            raise forbidden(attrs, "can only delete ResourceSlice with the same NodeName as the requesting node")
+            raise forbidden(
+                attrs, "can only delete ResourceSlice with the same NodeName as the requesting node"
+            )
 
     async def _csr(self, node: str, attrs: Attributes) -> None:
         """A kubelet's client or serving certificate request must be in the node's own name."""

@@ -44,7 +44,9 @@ def _selects(attrs: Attributes, field_name: str, value: str) -> bool:
         requirements = fields.parse_field_selector(attrs.field_selector).requirements()
     except ValueError:
         return False
-    return any(r.field == field_name and r.operator == fields.EQUALS and r.value == value for r in requirements)
+    return any(
+        r.field == field_name and r.operator == fields.EQUALS and r.value == value for r in requirements
+    )
 
 
 class NodeAuthorizer:
@@ -80,7 +82,9 @@ class NodeAuthorizer:
 
     async def rules_for(self, user: UserInfo, namespace: str) -> Rules:
         if node_identity(user)[1]:  # a node's permissions cannot be listed
-            return Rules(incomplete=True, evaluation_error="node authorizer does not support user rule resolution")
+            return Rules(
+                incomplete=True, evaluation_error="node authorizer does not support user rule resolution"
+            )
         return Rules()
 
     def _static(self, attrs: Attributes) -> Decision:
@@ -159,9 +163,14 @@ class NodeAuthorizer:
         if attrs.verb in ("watch", "list", "deletecollection"):
             if _selects(attrs, "spec.nodeName", node):
                 return ALLOW, ""
-            return NO_OPINION, "can only list/watch/deletecollection resourceslices with nodeName field selector"
-        return NO_OPINION, ("only the following verbs are allowed for a ResourceSlice: get, watch, list, create, "
-                            "update, patch, delete, deletecollection")
+            return (
+                NO_OPINION,
+                "can only list/watch/deletecollection resourceslices with nodeName field selector",
+            )
+        return NO_OPINION, (
+            "only the following verbs are allowed for a ResourceSlice: get, watch, list, create, "
+            "update, patch, delete, deletecollection"
+        )
 
     def _node(self, node: str, attrs: Attributes) -> Decision:
         if not attrs.subresource:

@@ -21,8 +21,12 @@ from typing import Any
 Object = dict[str, Any]
 
 CONFIGMAP, SLICE, NODE, POD, PVC, PV = "configmap", "resourceslice", "node", "pod", "pvc", "pv"
-RESOURCE_CLAIM, SECRET, VOLUME_ATTACHMENT, SERVICE_ACCOUNT = "resourceclaim", "secret", "volumeattachment", \
-    "serviceAccount"
+RESOURCE_CLAIM, SECRET, VOLUME_ATTACHMENT, SERVICE_ACCOUNT = (
+    "resourceclaim",
+    "secret",
+    "volumeattachment",
+    "serviceAccount",
+)
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 
 
@@ -187,8 +191,11 @@ def _references(pod: Object) -> list[tuple[str, str]]:
 
 
 def _containers(spec: Object) -> list[Object]:
-    return [*(spec.get("initContainers") or []), *(spec.get("containers") or []),
-            *(spec.get("ephemeralContainers") or [])]
+    return [
+        *(spec.get("initContainers") or []),
+        *(spec.get("containers") or []),
+        *(spec.get("ephemeralContainers") or []),
+    ]
 
 
 def _ref_name(obj: Any, key: str) -> str | None:
@@ -209,11 +216,29 @@ def _container_names(spec: Object, env_from_key: str, key_ref: str) -> list[str]
 
 
 # volume sources whose secret is named by secretRef (VisitPodSecretNames)
-_VOLUME_SECRET_REFS = {"cephfs": "secretRef", "cinder": "secretRef", "flexVolume": "secretRef", "rbd": "secretRef",
-                       "scaleIO": "secretRef", "iscsi": "secretRef", "storageos": "secretRef",
-                       "csi": "nodePublishSecretRef"}
-_VOLUME_SOURCE_ORDER = ("azureFile", "cephfs", "cinder", "flexVolume", "projected", "rbd", "secret", "scaleIO",
-                        "iscsi", "storageos", "csi")
+_VOLUME_SECRET_REFS = {
+    "cephfs": "secretRef",
+    "cinder": "secretRef",
+    "flexVolume": "secretRef",
+    "rbd": "secretRef",
+    "scaleIO": "secretRef",
+    "iscsi": "secretRef",
+    "storageos": "secretRef",
+    "csi": "nodePublishSecretRef",
+}
+_VOLUME_SOURCE_ORDER = (
+    "azureFile",
+    "cephfs",
+    "cinder",
+    "flexVolume",
+    "projected",
+    "rbd",
+    "secret",
+    "scaleIO",
+    "iscsi",
+    "storageos",
+    "csi",
+)
 
 
 def pod_secret_names(pod: Object) -> list[str]:
@@ -245,8 +270,11 @@ def pod_configmap_names(pod: Object) -> list[str]:
     names = _container_names(spec, "configMapRef", "configMapKeyRef")
     for volume in spec.get("volumes") or []:
         if volume.get("projected") is not None:
-            names += [n for s in volume["projected"].get("sources") or []
-                      if (n := _ref_name(s, "configMap")) is not None]
+            names += [
+                n
+                for s in volume["projected"].get("sources") or []
+                if (n := _ref_name(s, "configMap")) is not None
+            ]
         elif isinstance(volume.get("configMap"), dict):
             names.append(volume["configMap"].get("name", ""))
     return names
@@ -269,8 +297,11 @@ def pod_resource_claim_names(pod: Object) -> list[str]:
     """resourceclaim.Name of each spec.resourceClaims entry that has one yet (a template's claim is named in
     status.resourceClaimStatuses once made), and the extended resources' claim."""
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
-    made = {s.get("name"): s.get("resourceClaimName") for s in status.get("resourceClaimStatuses") or []
-            if isinstance(s, dict)}
+    made = {
+        s.get("name"): s.get("resourceClaimName")
+        for s in status.get("resourceClaimStatuses") or []
+        if isinstance(s, dict)
+    }
     names = []
     for claim in spec.get("resourceClaims") or []:
         if claim.get("resourceClaimName"):
@@ -294,13 +325,20 @@ def pv_secret_names(pv: Object) -> list[tuple[str, str]]:
     claim_namespace = (spec.get("claimRef") or {}).get("namespace") or ""
     azure = spec.get("azureFile")
     if isinstance(azure, dict):
-        return [(azure.get("secretNamespace") or claim_namespace, azure["secretName"])] \
-            if azure.get("secretName") else []
+        return (
+            [(azure.get("secretNamespace") or claim_namespace, azure["secretName"])]
+            if azure.get("secretName")
+            else []
+        )
     for source_name in _PV_SECRET_REFS:
         source = spec.get(source_name)
         if isinstance(source, dict):
             ref = source.get("secretRef")
-            return [(ref.get("namespace") or claim_namespace, ref.get("name", ""))] if isinstance(ref, dict) else []
+            return (
+                [(ref.get("namespace") or claim_namespace, ref.get("name", ""))]
+                if isinstance(ref, dict)
+                else []
+            )
     for source_name in ("cinder", "storageos"):
         source = spec.get(source_name)
         if isinstance(source, dict):

@@ -32,8 +32,12 @@ class GraphPopulator:
     def update_pod(self, old: Object | None, pod: Object) -> None:
         if not _node_name(pod):
             return  # not bound yet: it grants nothing
-        if old is not None and _node_name(old) == _node_name(pod) and _meta(old).get("uid") == _meta(pod).get("uid") \
-                and _claim_statuses(old) == _claim_statuses(pod):
+        if (
+            old is not None
+            and _node_name(old) == _node_name(pod)
+            and _meta(old).get("uid") == _meta(pod).get("uid")
+            and _claim_statuses(old) == _claim_statuses(pod)
+        ):
             return  # a bound pod's references do not change, except the claims made for its templates
         self.graph.add_pod(pod)
 
@@ -64,8 +68,11 @@ class GraphPopulator:
 
 def _claim_statuses(pod: Object) -> tuple[Any, Any]:
     status = pod.get("status") or {}
-    claims = [(s.get("name"), s.get("resourceClaimName")) for s in status.get("resourceClaimStatuses") or []
-              if isinstance(s, dict)]
+    claims = [
+        (s.get("name"), s.get("resourceClaimName"))
+        for s in status.get("resourceClaimStatuses") or []
+        if isinstance(s, dict)
+    ]
     return claims, (status.get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
 
 
@@ -80,6 +87,9 @@ def add_graph_event_handlers(graph: Graph, informers: SharedInformerFactory) -> 
         RESOURCE_SLICES: (populator.update_resource_slice, populator.delete_resource_slice),
     }
     for resource, (update, delete) in handlers.items():
-        informers.for_resource(*resource).add_event_handler(EventHandler(
-            on_add=lambda obj, update=update: update(None, obj), on_update=update, on_delete=delete))
+        informers.for_resource(*resource).add_event_handler(
+            EventHandler(
+                on_add=lambda obj, update=update: update(None, obj), on_update=update, on_delete=delete
+            )
+        )
     return populator

@@ -18,8 +18,10 @@ LEASES, STORAGE, RESOURCE = "coordination.k8s.io", "storage.k8s.io", "resource.k
 
 
 def _pod(name: str, namespace: str, node: str, volumes: list[dict], **spec) -> dict:
-    return {"metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}"},
-            "spec": {"nodeName": node, "volumes": volumes, **spec}}
+    return {
+        "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}"},
+        "spec": {"nodeName": node, "volumes": volumes, **spec},
+    }
 
 
 def sample_graph(nodes: int = 2, namespaces: int = 2, pods_per_node: int = 2) -> Graph:
@@ -31,15 +33,29 @@ def sample_graph(nodes: int = 2, namespaces: int = 2, pods_per_node: int = 2) ->
         for p in range(pods_per_node):
             name, namespace = f"pod{p}-{node}", f"ns{p % namespaces}"
             pv_name, claim = f"pv0-{name}-{namespace}", f"pvc0-{name}"
-            graph.add_pod(_pod(name, namespace, node, [
-                {"name": "s", "secret": {"secretName": f"secret0-{name}"}},
-                {"name": "shared", "secret": {"secretName": "secret0-shared"}},
-                {"name": "c", "configMap": {"name": f"configmap0-{name}"}},
-                {"name": "p", "persistentVolumeClaim": {"claimName": claim}},
-            ], serviceAccountName=f"svcacct{p}-{node}"))
-            graph.add_pv({"metadata": {"name": pv_name}, "spec": {
-                "flexVolume": {"driver": "d", "secretRef": {"name": f"secret-{pv_name}"}},
-                "claimRef": {"name": claim, "namespace": namespace}}})
+            graph.add_pod(
+                _pod(
+                    name,
+                    namespace,
+                    node,
+                    [
+                        {"name": "s", "secret": {"secretName": f"secret0-{name}"}},
+                        {"name": "shared", "secret": {"secretName": "secret0-shared"}},
+                        {"name": "c", "configMap": {"name": f"configmap0-{name}"}},
+                        {"name": "p", "persistentVolumeClaim": {"claimName": claim}},
+                    ],
+                    serviceAccountName=f"svcacct{p}-{node}",
+                )
+            )
+            graph.add_pv(
+                {
+                    "metadata": {"name": pv_name},
+                    "spec": {
+                        "flexVolume": {"driver": "d", "secretRef": {"name": f"secret-{pv_name}"}},
+                        "claimRef": {"name": claim, "namespace": namespace},
+                    },
+                }
+            )
         graph.add_volume_attachment(f"attachment0-{node}", node)
     return graph
 
@@ -49,10 +65,28 @@ def authz() -> NodeAuthorizer:
     return NodeAuthorizer(sample_graph(), node_rules())
 
 
-def decide(authorizer, verb: str, resource: str, name: str = "", namespace: str = "", group: str = "",
-           subresource: str = "", field_selector: str = "", user: UserInfo = NODE0) -> tuple[str, str]:
-    attrs = Attributes(user, verb, True, namespace=namespace, api_group=group, resource=resource,
-                       subresource=subresource, name=name, field_selector=field_selector)
+def decide(
+    authorizer,
+    verb: str,
+    resource: str,
+    name: str = "",
+    namespace: str = "",
+    group: str = "",
+    subresource: str = "",
+    field_selector: str = "",
+    user: UserInfo = NODE0,
+) -> tuple[str, str]:
+    attrs = Attributes(
+        user,
+        verb,
+        True,
+        namespace=namespace,
+        api_group=group,
+        resource=resource,
+        subresource=subresource,
+        name=name,
+        field_selector=field_selector,
+    )
     return asyncio.run(authorizer.authorize(attrs))
 
 
@@ -101,29 +135,101 @@ DENIED = [
     ("get", "secrets", "secret-pv0-pod0-node1-ns0", "ns0", "", "", NO_RELATIONSHIP),
     ("get", "secrets", "unknown", "ns0", "", "", NO_RELATIONSHIP),
     ("get", "persistentvolumeclaims", "pvc0-pod0-node1", "ns0", "", "", NO_RELATIONSHIP),
-    ("list", "persistentvolumeclaims", "pvc0-pod0-node0", "ns0", "", "",
-     "can only get individual resources of this type"),
+    (
+        "list",
+        "persistentvolumeclaims",
+        "pvc0-pod0-node0",
+        "ns0",
+        "",
+        "",
+        "can only get individual resources of this type",
+    ),
     ("get", "persistentvolumes", "pv0-pod0-node1-ns0", "", "", "", NO_RELATIONSHIP),
     ("get", "volumeattachments", "attachment0-node1", "", STORAGE, "", NO_RELATIONSHIP),
     ("create", "serviceaccounts", "svcacct0-node1", "ns0", "", "token", NO_RELATIONSHIP),
-    ("create", "serviceaccounts", "svcacct0-node0", "ns0", "", "",
-     "can only create token subresource of serviceaccount"),
-    ("update", "serviceaccounts", "svcacct0-node0", "ns0", "", "token",
-     "can only create tokens for individual service accounts"),
+    (
+        "create",
+        "serviceaccounts",
+        "svcacct0-node0",
+        "ns0",
+        "",
+        "",
+        "can only create token subresource of serviceaccount",
+    ),
+    (
+        "update",
+        "serviceaccounts",
+        "svcacct0-node0",
+        "ns0",
+        "",
+        "token",
+        "can only create tokens for individual service accounts",
+    ),
     ("get", "serviceaccounts", "svcacct0-node1", "ns0", "", "", NO_RELATIONSHIP),
-    ("get", "leases", "node0", "foo", LEASES, "", 'can only access leases in the "kube-node-lease" system namespace'),
-    ("create", "leases", "node0", "foo", LEASES, "",
-     'can only access leases in the "kube-node-lease" system namespace'),
-    ("get", "leases", "node1", "kube-node-lease", LEASES, "",
-     "can only access node lease with the same name as the requesting node"),
-    ("update", "leases", "node1", "kube-node-lease", LEASES, "",
-     "can only access node lease with the same name as the requesting node"),
-    ("list", "leases", "", "kube-node-lease", LEASES, "",
-     "can only get, create, update, patch, or delete a node lease"),
-    ("watch", "leases", "", "kube-node-lease", LEASES, "",
-     "can only get, create, update, patch, or delete a node lease"),
+    (
+        "get",
+        "leases",
+        "node0",
+        "foo",
+        LEASES,
+        "",
+        'can only access leases in the "kube-node-lease" system namespace',
+    ),
+    (
+        "create",
+        "leases",
+        "node0",
+        "foo",
+        LEASES,
+        "",
+        'can only access leases in the "kube-node-lease" system namespace',
+    ),
+    (
+        "get",
+        "leases",
+        "node1",
+        "kube-node-lease",
+        LEASES,
+        "",
+        "can only access node lease with the same name as the requesting node",
+    ),
+    (
+        "update",
+        "leases",
+        "node1",
+        "kube-node-lease",
+        LEASES,
+        "",
+        "can only access node lease with the same name as the requesting node",
+    ),
+    (
+        "list",
+        "leases",
+        "",
+        "kube-node-lease",
+        LEASES,
+        "",
+        "can only get, create, update, patch, or delete a node lease",
+    ),
+    (
+        "watch",
+        "leases",
+        "",
+        "kube-node-lease",
+        LEASES,
+        "",
+        "can only get, create, update, patch, or delete a node lease",
+    ),
     ("get", "csinodes", "node0", "", STORAGE, "csiDrivers", "cannot authorize CSINode subresources"),
-    ("get", "csinodes", "node1", "", STORAGE, "", "can only access CSINode with the same name as the requesting node"),
+    (
+        "get",
+        "csinodes",
+        "node1",
+        "",
+        STORAGE,
+        "",
+        "can only access CSINode with the same name as the requesting node",
+    ),
     ("list", "csinodes", "", "", STORAGE, "", "can only get, create, update, patch, or delete a CSINode"),
     ("get", "nodes", "node1", "", "", "", "node 'node0' cannot read 'node1', only its own Node object"),
     ("list", "nodes", "", "", "", "", "node 'node0' cannot read all nodes, only its own Node object"),
@@ -132,8 +238,15 @@ DENIED = [
     ("list", "pods", "", "", "", "", "can only list/watch pods with spec.nodeName field selector"),
     ("update", "pods", "pod0-node0", "ns0", "", "", ""),
     ("get", "pods", "pod0-node0", "ns0", "", "log", ""),
-    ("list", "resourceslices", "", "", RESOURCE, "",
-     "can only list/watch/deletecollection resourceslices with nodeName field selector"),
+    (
+        "list",
+        "resourceslices",
+        "",
+        "",
+        RESOURCE,
+        "",
+        "can only list/watch/deletecollection resourceslices with nodeName field selector",
+    ),
     ("get", "resourceslices", "slice", "", RESOURCE, "status", "cannot authorize ResourceSlice subresources"),
     ("get", "resourceclaims", "claim", "ns0", RESOURCE, "", NO_RELATIONSHIP),
     ("delete", "services", "", "", "", "", ""),
@@ -147,28 +260,40 @@ def test_no_opinion(authz, verb, resource, name, namespace, group, subresource, 
 
 def test_field_selectors_scope_lists_to_the_node(authz):
     assert decide(authz, "list", "pods", field_selector="spec.nodeName=node0") == (ALLOW, "")
-    assert decide(authz, "watch", "pods", field_selector="spec.nodeName==node0,metadata.namespace=ns1")[0] == ALLOW
+    assert (
+        decide(authz, "watch", "pods", field_selector="spec.nodeName==node0,metadata.namespace=ns1")[0]
+        == ALLOW
+    )
     assert decide(authz, "list", "pods", field_selector="spec.nodeName=node1")[0] == NO_OPINION
     assert decide(authz, "list", "pods", field_selector="spec.nodeName!=node1")[0] == NO_OPINION
     assert decide(authz, "list", "pods", field_selector="spec.nodeName=node0=")[0] == NO_OPINION  # unparsable
     for verb in ("list", "watch", "deletecollection"):
-        assert decide(authz, verb, "resourceslices", group=RESOURCE,
-                      field_selector="spec.nodeName=node0") == (ALLOW, "")
+        assert decide(
+            authz, verb, "resourceslices", group=RESOURCE, field_selector="spec.nodeName=node0"
+        ) == (ALLOW, "")
 
 
 def test_non_nodes_and_unidentified_nodes():
     authz = NodeAuthorizer(Graph(), node_rules())
     not_a_node = UserInfo("system:node:node0", groups=("system:authenticated",))
     assert decide(authz, "get", "services", user=not_a_node) == (NO_OPINION, "")
-    assert decide(authz, "get", "services", user=UserInfo("bob", groups=("system:nodes",))) == (NO_OPINION, "")
+    assert decide(authz, "get", "services", user=UserInfo("bob", groups=("system:nodes",))) == (
+        NO_OPINION,
+        "",
+    )
     nameless = UserInfo("system:node:", groups=("system:nodes",))
-    assert decide(authz, "get", "services", user=nameless) == (NO_OPINION, 'unknown node for user "system:node:"')
+    assert decide(authz, "get", "services", user=nameless) == (
+        NO_OPINION,
+        'unknown node for user "system:node:"',
+    )
     assert node_identity(NODE0) == ("node0", True)
 
 
 def test_rules_for_a_node_are_incomplete(authz):
     rules = asyncio.run(authz.rules_for(NODE0, "ns0"))
-    assert rules.incomplete and rules.evaluation_error == "node authorizer does not support user rule resolution"
+    assert (
+        rules.incomplete and rules.evaluation_error == "node authorizer does not support user rule resolution"
+    )
     assert not asyncio.run(authz.rules_for(UserInfo("bob"), "ns0")).incomplete
 
 
@@ -191,8 +316,14 @@ def test_shared_resources():
     def secret(name: str) -> dict:
         return {"name": name, "secret": {"secretName": name}}
 
-    graph.add_pod(_pod("pod1-node1", "ns1", "node1", [secret("node1-only"), secret("node1-node2-only"),
-                                                      secret("shared-all")]))
+    graph.add_pod(
+        _pod(
+            "pod1-node1",
+            "ns1",
+            "node1",
+            [secret("node1-only"), secret("node1-node2-only"), secret("shared-all")],
+        )
+    )
     graph.add_pod(_pod("pod2-node2", "ns1", "node2", [secret("node1-node2-only"), secret("shared-all")]))
     pod3 = _pod("pod3-node3", "ns1", "node3", [secret("shared-all")])
     graph.add_pod(pod3)
@@ -210,5 +341,14 @@ def test_shared_resources():
     pod3["spec"]["volumes"] = []
     graph.add_pod(pod3)  # the shared secret's destinations are recomputed
     assert decide(authz, "get", "secrets", "shared-all", "ns1", user=node3)[0] == NO_OPINION
-    assert decide(authz, "get", "secrets", "shared-all", "ns1",
-                  user=UserInfo("system:node:node1", groups=("system:nodes",)))[0] == ALLOW
+    assert (
+        decide(
+            authz,
+            "get",
+            "secrets",
+            "shared-all",
+            "ns1",
+            user=UserInfo("system:node:node1", groups=("system:nodes",)),
+        )[0]
+        == ALLOW
+    )
