@@ -6,11 +6,15 @@ from __future__ import annotations
 import os
 import ssl
 from dataclasses import dataclass, field
+from typing import Any
 
 from kube_apiserver import logs
+from kube_apiserver.apimachinery.field import aggregate_message
 from kube_apiserver.apimachinery.goduration import format_duration
 from kube_apiserver.apimachinery.gostrconv import quote as go_quote
-from kube_apiserver.cli.flagset import FlagSet
+from kube_apiserver.authentication import oidc
+from kube_apiserver.cli import values
+from kube_apiserver.cli.flagset import Flag, FlagSet
 from kube_apiserver.cli.gofile import read_error
 from kube_apiserver.server import certs
 from kube_apiserver.serviceaccount import keys
@@ -163,6 +167,7 @@ class BuiltInAuthenticationOptions:
     # Who the aggregator is when it proxies to an aggregated server (kube-apiserver's --proxy-client-*).
     proxy_client_cert_file: str = ""
     proxy_client_key_file: str = ""
+    oidc: OIDCAuthenticationOptions = field(default_factory=lambda: OIDCAuthenticationOptions())
 
     def add_flags(self, fs: FlagSet) -> None:
         fs.bool_var(self, "anonymous", "anonymous-auth", _ANONYMOUS_HELP)
@@ -189,6 +194,7 @@ class BuiltInAuthenticationOptions:
                         "The duration to cache responses from the webhook token authenticator.")
         fs.string_var(self, "proxy_client_cert_file", "proxy-client-cert-file", _PROXY_CLIENT_CERT_HELP)
         fs.string_var(self, "proxy_client_key_file", "proxy-client-key-file", _PROXY_CLIENT_KEY_HELP)
+        self.oidc.add_flags(fs)
 
     def complete(self, data_dir: str) -> None:
         """Generates (or reuses) the service account signing key when none is given; raises OSError."""
@@ -216,6 +222,7 @@ class BuiltInAuthenticationOptions:
         errors += self._proxy_client_errors()
         if self.token_webhook_version not in ("v1", "v1beta1"):
             errors.append(f'unsupported authentication-token-webhook-version "{self.token_webhook_version}"')
+        errors += self.oidc.validate(self.service_accounts.issuers)
         return errors + self.service_accounts.validate() + self.request_header.validate()
 
     def proxy_client(self) -> tuple[str, str] | None:
@@ -293,4 +300,168 @@ _API_AUDIENCES_HELP = (
     "Identifiers of the API. The service account token authenticator will validate that tokens used against "
     "the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured "
     "and this flag is not, this field defaults to a single element list containing the issuer URL."
+)
+
+
+class _RequiredClaimValue(values.Value):
+    """component-base MapStringStringNoSplit: one key=value per flag (the value may hold commas)."""
+
+    type_name = "mapStringString"
+
+    def convert(self, raw: str) -> dict[str, str]:
+        key, sep, value = raw.partition("=")
+        if not sep:
+            raise ValueError(f"malformed pair, expect string=string: {raw}")
+        return {**(self.get() if self.set_once else {}), key.strip(): value.strip()}
+
+    def render(self, value: Any) -> str:
+        return ",".join(f"{k}={v}" for k, v in sorted(value.items()))
+
+
+@dataclass
+class OIDCAuthenticationOptions:
+    """--oidc-* and --authentication-config (kube-apiserver's OIDCAuthenticationOptions and
+    AuthenticationConfigFile): JWT issuers, and the anonymous authenticator's conditions."""
+
+    issuer_url: str = ""
+    client_id: str = ""
+    ca_file: str = ""
+    username_claim: str = "sub"
+    username_prefix: str = ""
+    groups_claim: str = ""
+    groups_prefix: str = ""
+    signing_algs: list[str] = field(default_factory=lambda: ["RS256"])
+    required_claims: dict[str, str] = field(default_factory=dict)
+    config_file: str = ""
+    _flags: list[Flag] = field(default_factory=list, repr=False, compare=False)
+    _anonymous_flag: Flag | None = field(default=None, repr=False, compare=False)
+
+    def add_flags(self, fs: FlagSet) -> None:
+        self._anonymous_flag = fs.flags.get("anonymous-auth")
+        fs.string_var(self, "config_file", "authentication-config", _AUTHENTICATION_CONFIG_HELP)
+        self._flags = [
+            fs.string_var(self, "issuer_url", "oidc-issuer-url", _OIDC_ISSUER_HELP),
+            fs.string_var(self, "client_id", "oidc-client-id", "The client ID for the OpenID Connect client, must "
+                                                                 "be set if oidc-issuer-url is set."),
+            fs.string_var(self, "ca_file", "oidc-ca-file", _OIDC_CA_HELP),
+            fs.string_var(self, "username_claim", "oidc-username-claim", _OIDC_USERNAME_CLAIM_HELP),
+            fs.string_var(self, "username_prefix", "oidc-username-prefix", _OIDC_USERNAME_PREFIX_HELP),
+            fs.string_var(self, "groups_claim", "oidc-groups-claim", _OIDC_GROUPS_CLAIM_HELP),
+            fs.string_var(self, "groups_prefix", "oidc-groups-prefix", "If provided, all groups will be prefixed "
+                          "with this value to prevent conflicts with other authentication strategies."),
+            fs.string_slice_var(self, "signing_algs", "oidc-signing-algs", _OIDC_SIGNING_ALGS_HELP),
+            fs.var(_RequiredClaimValue(self, "required_claims"), "oidc-required-claim", _OIDC_REQUIRED_CLAIM_HELP),
+        ]
+
+    @property
+    def flags_set(self) -> bool:
+        return any(flag.changed or flag.value.set_once for flag in self._flags)
+
+    def _anonymous_flag_set(self) -> bool:
+        flag = self._anonymous_flag
+        return flag is not None and (flag.changed or flag.value.set_once)
+
+    def validate(self, service_account_issuers: list[str]) -> list[str]:
+        if self.config_file:
+            if self.flags_set:
+                return ["authentication-config file and oidc-* flags are mutually exclusive"]
+        elif self.flags_set and (not self.issuer_url or not self.client_id):
+            return ["oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set"]
+        try:
+            config = self.configuration()
+        except (oidc.ConfigError, OSError) as err:
+            return [str(err)]
+        if config.anonymous is not None and self._anonymous_flag_set():
+            return ["anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in "
+                    "authentication configuration file"]
+        errors = [str(err) for err in oidc.validate(config, service_account_issuers)]
+        if errors:
+            return [f"invalid authentication configuration: {aggregate_message(errors)}"]
+        return [f"oidc: unsupported signing alg: {go_quote(alg)}" for alg in self.signing_algs
+                if alg not in oidc.ALL_SIGNING_ALGS]
+
+    def configuration(self) -> oidc.AuthenticationConfiguration:
+        """The file's configuration, or the one the --oidc-* flags describe (not validated yet)."""
+        if self.config_file:
+            return oidc.load_file(self.config_file)
+        config = oidc.AuthenticationConfiguration()
+        if self.issuer_url and self.client_id:
+            config.jwt.append(self._flags_authenticator())
+        return config
+
+    def _flags_authenticator(self) -> oidc.JWTAuthenticator:
+        prefix = self.username_prefix
+        if not prefix and self.username_claim != "email":
+            prefix = self.issuer_url + "#"  # kubernetes#31380: claims other than email are prefixed by the issuer
+        if prefix == "-":
+            prefix = ""
+        jwt = oidc.JWTAuthenticator()
+        jwt.issuer.url, jwt.issuer.audiences = self.issuer_url, [self.client_id]
+        jwt.claim_mappings.username.claim, jwt.claim_mappings.username.prefix = self.username_claim, prefix
+        if self.groups_claim:
+            jwt.claim_mappings.groups.claim, jwt.claim_mappings.groups.prefix = self.groups_claim, self.groups_prefix
+        if self.ca_file:
+            with open(self.ca_file) as f:
+                jwt.issuer.certificate_authority = f.read()
+        jwt.claim_validation_rules = [oidc.config.ValidationRule(claim=k, required_value=v)
+                                      for k, v in self.required_claims.items()]
+        return jwt
+
+    def signing_algorithms(self) -> tuple[str, ...]:
+        """All known algorithms with a configuration file (upstream: any that matches a key), else the flag's."""
+        return oidc.ALL_SIGNING_ALGS if self.config_file else tuple(self.signing_algs)
+
+    def authenticators(self, service_account_issuers: list[str],
+                       api_audiences: tuple[str, ...]) -> list[oidc.OIDCAuthenticator]:
+        """The JWT authenticators (validate() has passed: validating again compiles the expressions)."""
+        config = self.configuration()
+        oidc.validate(config, service_account_issuers)
+        return oidc.new_authenticators(config, self.signing_algorithms(), api_audiences)
+
+    def anonymous_paths(self) -> tuple[bool, list[str] | None] | None:
+        """The configuration file's anonymous authenticator (enabled, its paths or None for all), if it has one."""
+        if not self.config_file:
+            return None
+        anonymous = oidc.load_file(self.config_file).anonymous
+        if anonymous is None:
+            return None
+        return anonymous.enabled, (list(anonymous.paths) or None)
+
+
+_AUTHENTICATION_CONFIG_HELP = (
+    "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous "
+    "authenticator. Requires the StructuredAuthenticationConfiguration feature gate. This flag is mutually "
+    "exclusive with the --oidc-* flags if the file configures the JWT Token authenticator. This flag is mutually "
+    "exclusive with --anonymous-auth if the file configures the Anonymous authenticator."
+)
+_OIDC_ISSUER_HELP = (
+    "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC "
+    "JSON Web Token (JWT)."
+)
+_OIDC_CA_HELP = (
+    "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, "
+    "otherwise the host's root CA set will be used."
+)
+_OIDC_USERNAME_CLAIM_HELP = (
+    "The OpenID claim to use as the user name. Note that claims other than the default ('sub') is not guaranteed "
+    "to be unique and immutable. This flag is experimental, please see the authentication documentation for "
+    "further details."
+)
+_OIDC_USERNAME_PREFIX_HELP = (
+    "If provided, all usernames will be prefixed with this value. If not provided, username claims other than "
+    "'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'."
+)
+_OIDC_GROUPS_CLAIM_HELP = (
+    "If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is "
+    "expected to be a string or array of strings. This flag is experimental, please see the authentication "
+    "documentation for further details."
+)
+_OIDC_SIGNING_ALGS_HELP = (
+    "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values "
+    "are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 "
+    "https://tools.ietf.org/html/rfc7518#section-3.1."
+)
+_OIDC_REQUIRED_CLAIM_HELP = (
+    "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present "
+    "in the ID Token with a matching value. Repeat this flag to specify multiple claims."
 )
