@@ -201,3 +201,33 @@ def test_off_without_the_node_mode(tmp_path):
         )
     finally:
         server.stop()
+
+
+def test_subject_access_review_with_a_field_selector(cluster):
+    """A SubjectAccessReview asks the Node authorizer with the request's field selector, raw or as requirements."""
+    server, _ = cluster
+
+    def allowed(field_selector: dict | None) -> bool:
+        attributes = {"verb": "list", "resource": "pods", "version": "v1"}
+        if field_selector is not None:
+            attributes["fieldSelector"] = field_selector
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {
+                "user": "system:node:node1",
+                "groups": ["system:nodes"],
+                "resourceAttributes": attributes,
+            },
+        }
+        resp = server.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)
+        assert resp.status == 201, resp.body
+        return resp.json()["status"].get("allowed", False)
+
+    assert allowed({"rawSelector": "spec.nodeName=node1"})
+    assert allowed({"requirements": [{"key": "spec.nodeName", "operator": "In", "values": ["node1"]}]})
+    assert not allowed(
+        {"requirements": [{"key": "spec.nodeName", "operator": "In", "values": ["node1", "node2"]}]}
+    )
+    assert not allowed({"rawSelector": "spec.nodeName=node2"})
+    assert not allowed(None)

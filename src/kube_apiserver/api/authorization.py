@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..apimachinery import errors, field
+from ..apimachinery import errors, field, fields
 from ..authorization.authorizer import ALLOW, DENY, NO_OPINION, Attributes, AuthorizationError, Authorizer
 from ..registry.context import Context, UserInfo
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
@@ -67,9 +67,27 @@ def attributes_from(user: UserInfo, spec: Object) -> Attributes:
         return Attributes(user, resource.get("verb", ""), True, namespace=resource.get("namespace", ""),
                           api_group=resource.get("group", ""), api_version=resource.get("version") or "*",
                           resource=resource.get("resource", ""), subresource=resource.get("subresource", ""),
-                          name=resource.get("name", ""))
+                          name=resource.get("name", ""), field_selector=_field_selector(resource))
     non_resource = _dict(spec.get("nonResourceAttributes"))
     return Attributes(user, non_resource.get("verb", ""), False, path=non_resource.get("path", ""))
+
+
+def _field_selector(resource: Object) -> str:
+    """resourceAttributes.fieldSelector as a raw selector: rawSelector, else its requirements (In or NotIn one
+    value); requirements that are no selector (several values, Exists) select nothing, as upstream's parse
+    error leaves none."""
+    selector = _dict(resource.get("fieldSelector"))
+    if selector.get("rawSelector"):
+        return str(selector["rawSelector"])
+    terms = []
+    for requirement in selector.get("requirements") or []:
+        requirement = _dict(requirement)
+        operator, values = requirement.get("operator"), requirement.get("values") or []
+        if operator not in ("In", "NotIn") or len(values) != 1:
+            return ""
+        equals = "=" if operator == "In" else "!="
+        terms.append(f"{requirement.get('key', '')}{equals}{fields.escape_value(values[0])}")
+    return ",".join(terms)
 
 
 def spec_user(spec: Object) -> UserInfo:
