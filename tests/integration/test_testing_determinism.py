@@ -39,8 +39,27 @@ def _ok(
     return response.json()
 
 
+def _settled(server: APIServer) -> None:
+    """The server's own writes after readiness (its service IP repair...) are done: the store's revision holds
+    still for a while. resourceVersions follow the order of all writes, the server's included."""
+
+    def revision() -> str:
+        return _ok(server, "GET", "/api/v1/namespaces?limit=1")["metadata"]["resourceVersion"]
+
+    last = revision()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        now = revision()
+        if now == last:
+            return
+        last = now
+    raise AssertionError("the server kept writing")
+
+
 def _record(server: APIServer) -> dict[str, bytes]:
     """The same writes, then every object they made as the server answers a GET of it."""
+    _settled(server)
     _ok(server, "POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
     made = [f"/api/v1/namespaces/{NS}"]
     for _ in range(3):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import uuid
 from dataclasses import dataclass, field
 
 from ..api import core
@@ -14,6 +13,7 @@ from ..api.core.service import ServiceNetwork
 from ..api.core.service.network import DEFAULT_CIDR
 from ..api.core.service.repair import ServiceRepairController
 from ..api.groups import installed_groups
+from ..apimachinery.clock import current_ids
 from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
 from ..client.rest import Client
@@ -128,9 +128,10 @@ class Instance:
         self._add_service_repair()
         self._add_identity_lease()
         self._add_cluster_authentication_trust()
+        identity = f"{extra.hostname}_{current_ids().uid('identity', '', extra.hostname)}"  # seeded: --deterministic
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
-                                        f"{extra.hostname}_{uuid.uuid4()}", extra.exclusive_storage)
+                                        identity, extra.exclusive_storage)
         controllers.loopback = extra.loopback
         controllers.csr_signing, controllers.hpa = extra.csr_signing, extra.hpa
         controllers.endpoint_slices = extra.endpoint_slices

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,7 +17,7 @@ from typing import Any
 
 from ..apimachinery import errors
 from ..apimachinery.wait import cancel_and_wait
-from ..client.record import object_reference
+from ..client.record import clock_ns, object_reference
 from ..client.rest import MERGE_PATCH, Client
 
 log = logging.getLogger("kube_apiserver.scheduler")
@@ -41,7 +40,7 @@ def micro_time(unix_nano: int) -> str:
 
 
 class EventRecorder:
-    def __init__(self, client: Client, controller: str, clock: Callable[[], int] = time.time_ns):
+    def __init__(self, client: Client, controller: str, clock: Callable[[], int] = clock_ns):
         self.client = client
         self.controller = controller
         self.instance = f"{controller}-{socket.gethostname()}"

@@ -13,6 +13,7 @@ from typing import Any
 from cryptography import x509
 
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_now
 from ...client.informers import SharedIndexInformer
 from ...client.rest import Client
 from .csr import APPROVED, DENIED, FAILED, GROUP, RESOURCE, VERSION, conditions, decode_bytes
@@ -87,7 +88,7 @@ class CSRCleanerController:
         client: Client,
         csrs: SharedIndexInformer,
         interval: float = POLLING_INTERVAL,
-        clock: Clock = lambda: datetime.datetime.now(datetime.UTC),
+        clock: Clock = wall_now,  # the stamps it compares are the server's (--deterministic: its clock)
     ):
         self.client = client
         self.csrs = csrs

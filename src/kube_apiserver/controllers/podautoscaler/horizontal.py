@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_time
 from ...apimachinery.labels import SelectorParseError, parse_selector
 from ...apimachinery.meta import now_rfc3339
 from ...apimachinery.quantity import QuantityError, parse
@@ -397,7 +398,7 @@ class HorizontalController(QueueController):
                 metrics,
                 container,
                 Timing(
-                    self.config.cpu_initialization_period, self.config.initial_readiness_delay, time.time()
+                    self.config.cpu_initialization_period, self.config.initial_readiness_delay, wall_time()
                 ),
             )
         except MetricsError as err:

@@ -8,11 +8,11 @@ scaling up, pods without metrics as idle when scaling up and at the target when 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from ...apimachinery import errors
+from ...apimachinery.clock import wall_time
 from ...apimachinery.goduration import parse_duration
 from ...apimachinery.labels import Selector
 from ...apimachinery.quantity import QuantityError, parse
@@ -197,7 +197,7 @@ def resource_replicas(
 ) -> Proposal:
     """GetResourceReplicas (a utilization target, percent of request) or GetRawResourceReplicas (an
     average value target, milli units)."""
-    timing = timing or Timing(now=time.time())
+    timing = timing or Timing(now=wall_time())
     if not pods:
         raise MetricsError("no pods returned by selector while calculating replica count")
     groups = group_pods(pods, metrics, resource, timing)

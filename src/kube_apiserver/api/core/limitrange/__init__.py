@@ -3,10 +3,10 @@ containers and claims, which the LimitRanger admission plugin applies."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from ....apimachinery.field import ErrorList
+from ....apimachinery.meta import new_uid
 from ....registry.context import Context
 from ....registry.rest import ResourceInfo
 from ....registry.store import Store
@@ -57,7 +57,7 @@ class LimitRangeStrategy(Strategy):
 
     def prepare_for_create(self, ctx: Context, obj: Object) -> None:
         if not obj["metadata"].get("name"):
-            obj["metadata"]["name"] = str(uuid.uuid4())
+            obj["metadata"]["name"] = new_uid("limitranges", ctx.namespace, "")
 
     def validate(self, ctx: Context, obj: Object) -> ErrorList:
         return super().validate(ctx, obj) + validate_limit_range(obj)

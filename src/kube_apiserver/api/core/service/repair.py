@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
 from ....apimachinery import errors
+from ....apimachinery.clock import wall_time
 from ....apimachinery.wait import cancel_and_wait
 from ....registry.options import ListQuery
 from ....registry.store import Store
@@ -189,7 +189,7 @@ class ClusterIPRepair:
         self,
         services: Store,
         ips: IPAllocator,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wall_time,
         grace: float = IP_ADDRESS_GRACE_SECONDS,
     ):
         self.services = services
