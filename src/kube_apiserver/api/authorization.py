@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..apimachinery import errors, field, fields
-from ..authorization.authorizer import ALLOW, DENY, NO_OPINION, Attributes, AuthorizationError, Authorizer
+from ..authorization.authorizer import ALLOW, DENY, Attributes, AuthorizationError, Authorizer
 from ..registry.context import Context, UserInfo
 from ..registry.rest import ResourceInfo, ValidateObjectFunc
 from ..server.api_group_info import APIGroupInfo
@@ -111,8 +111,8 @@ class AccessReviewREST(ReviewREST):
         evaluation_error = ""
         try:
             decision, reason = await self.authorizer.authorize(attributes_from(self.user(ctx, spec), spec))
-        except AuthorizationError as err:
-            decision, reason, evaluation_error = NO_OPINION, "", str(err)
+        except AuthorizationError as err:  # a failed webhook: its failure policy's decision, and the error
+            decision, reason, evaluation_error = err.decision, "", str(err)
         status: Object = {"allowed": decision == ALLOW}
         if decision == DENY:
             status["denied"] = True

@@ -29,7 +29,12 @@ class Attributes:
 
 class AuthorizationError(Exception):
     """An authorizer could not decide (a webhook that failed); the union goes on to the next, and a request
-    no authorizer allowed or denied then fails with it (500), as upstream's union aggregates errors."""
+    no authorizer allowed or denied then fails with it (500), as upstream's union aggregates errors. With
+    `decision` DENY (a webhook whose failurePolicy is Deny) the union stops there and fails."""
+
+    def __init__(self, message: str, decision: str = "NoOpinion"):
+        super().__init__(message)
+        self.decision = decision
 
 
 class Authorizer(Protocol):
@@ -86,6 +91,8 @@ class UnionAuthorizer:
             try:
                 decision, reason = await authorizer.authorize(attrs)
             except AuthorizationError as err:
+                if err.decision == DENY:
+                    raise
                 failures.append(str(err))
                 continue
             if decision in (ALLOW, DENY):

@@ -1,28 +1,95 @@
-"""--authorization-mode: the authorizers, in the order given, after the system:masters rule."""
+"""The authorizer chain of an AuthorizationConfiguration (--authorization-config, or --authorization-mode
+turned into one): its authorizers in order, after the system:masters rule; with --authorization-config the
+file is read again when it changes."""
 
 from __future__ import annotations
 
-from .authorizer import AlwaysAllow, AlwaysDeny, Authorizer, PrivilegedGroups, UnionAuthorizer
+import logging
+import os
+import time
+from collections.abc import Callable
+
+from ..registry.context import UserInfo
+from .authorizer import (
+    AlwaysAllow,
+    AlwaysDeny,
+    Attributes,
+    Authorizer,
+    PrivilegedGroups,
+    Rules,
+    UnionAuthorizer,
+)
+from .config import AuthorizationConfiguration, ConfigError, WebhookSpec, load_file
 from .rbac import RBACAuthorizer, RuleSource
 
+log = logging.getLogger("kube_apiserver.authorization")
+RELOAD_CHECK_SECONDS = 1.0  # how often the file is looked at (a stat); upstream re-reads it every minute
+WebhookFactory = Callable[[WebhookSpec], Authorizer]
 
-def new_authorizer(modes: list[str], rbac_source: RuleSource | None = None, *,
-                   webhook: Authorizer | None = None, node: Authorizer | None = None) -> Authorizer:
+
+def new_authorizer(config: AuthorizationConfiguration, rbac_source: RuleSource | None = None, *,
+                   node: Authorizer | None = None, new_webhook: WebhookFactory | None = None) -> UnionAuthorizer:
     authorizers: list[Authorizer] = [PrivilegedGroups()]
-    for mode in modes:
-        if mode == "AlwaysAllow":
+    rbac = RBACAuthorizer(rbac_source) if rbac_source is not None else None
+    for spec in config.authorizers:
+        if spec.type == "AlwaysAllow":
             authorizers.append(AlwaysAllow())
-        elif mode == "AlwaysDeny":
+        elif spec.type == "AlwaysDeny":
             authorizers.append(AlwaysDeny())
-        elif mode == "RBAC":
-            assert rbac_source is not None, "RBAC needs the roles and bindings"
-            authorizers.append(RBACAuthorizer(rbac_source))
-        elif mode == "Node":
+        elif spec.type == "RBAC":
+            assert rbac is not None, "RBAC needs the roles and bindings"
+            authorizers.append(rbac)
+        elif spec.type == "Node":
             assert node is not None, "Node needs the node graph"
             authorizers.append(node)
-        elif mode == "Webhook":
-            assert webhook is not None, "Webhook needs its configuration"
-            authorizers.append(webhook)
+        elif spec.type == "Webhook":
+            assert new_webhook is not None and spec.webhook is not None, "Webhook needs its configuration"
+            authorizers.append(new_webhook(spec.webhook))
         else:
-            raise ValueError(f"authorization mode {mode} is not implemented")
+            raise ValueError(f"authorization mode {spec.type} is not implemented")
     return UnionAuthorizer(authorizers)
+
+
+class ReloadingAuthorizer:
+    """The chain of --authorization-config, built again when the file changes. A file that does not load or
+    validate keeps the chain in force (logged). The authorizers with state of their own (RBAC's listers, the
+    node graph) are kept across reloads; webhooks are made anew."""
+
+    def __init__(self, path: str, build: Callable[[AuthorizationConfiguration], UnionAuthorizer],
+                 initial: AuthorizationConfiguration):
+        self.path = path
+        self.build = build
+        self.current = build(initial)
+        self._stamp = _stamp(path)
+        self._next_look = time.monotonic() + RELOAD_CHECK_SECONDS
+
+    def _reload_if_changed(self) -> None:
+        now = time.monotonic()
+        if now < self._next_look:
+            return
+        self._next_look = now + RELOAD_CHECK_SECONDS
+        stamp = _stamp(self.path)
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        try:
+            self.current = self.build(load_file(self.path))
+        except (ConfigError, ValueError) as err:
+            log.error("error reloading authorization config %s, keeping the one in force: %s", self.path, err)
+            return
+        log.info("reloaded authorization config %s", self.path)
+
+    async def authorize(self, attrs: Attributes) -> tuple[str, str]:
+        self._reload_if_changed()
+        return await self.current.authorize(attrs)
+
+    async def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return await self.current.rules_for(user, namespace)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from .. import cel
 from ..webhook.generic import GenericWebhook, WebhookError
 from .authorizer import ALLOW, DENY, NO_OPINION, Attributes, AuthorizationError
 
@@ -46,15 +47,42 @@ def review_of(attrs: Attributes, api_version: str) -> dict[str, Any]:
 
 
 class WebhookAuthorizer:
+    """`failure_policy`: what a failed call decides (NoOpinion, or Deny: no later authorizer is asked);
+    `match_conditions`: CEL over `request` (the SubjectAccessReview's spec), all true for the webhook to be
+    asked, else it has no opinion."""
+
     def __init__(self, webhook: GenericWebhook, version: str = "v1beta1",
-                 authorized_ttl: float = DEFAULT_AUTHORIZED_TTL, unauthorized_ttl: float = DEFAULT_UNAUTHORIZED_TTL):
+                 authorized_ttl: float = DEFAULT_AUTHORIZED_TTL, unauthorized_ttl: float = DEFAULT_UNAUTHORIZED_TTL,
+                 *, failure_policy: str = "NoOpinion", match_conditions: tuple[str, ...] = ()):
         self.webhook = webhook
         self.api_version = VERSIONS[version]
         self.authorized_ttl, self.unauthorized_ttl = authorized_ttl, unauthorized_ttl
+        self.failure_decision = DENY if failure_policy == "Deny" else NO_OPINION
+        self.conditions = [cel.compile(expression, ("request",)) for expression in match_conditions]
         self._cache: OrderedDict[bytes, tuple[str, str, float]] = OrderedDict()
+
+    def _matches(self, spec: dict[str, Any]) -> bool:
+        """All conditions true; a false one wins over errors in the others, which fail the call."""
+        failures = []
+        for program in self.conditions:
+            try:
+                value = program.evaluate({"request": spec})
+            except cel.EvaluationError as err:
+                failures.append(str(err))
+                continue
+            if value is False:
+                return False
+            if value is not True:
+                failures.append(f"expected bool result, got {type(value).__name__}")
+        if failures:
+            raise AuthorizationError(f"failed to evaluate match conditions: {', '.join(failures)}",
+                                     self.failure_decision)
+        return True
 
     async def authorize(self, attrs: Attributes) -> tuple[str, str]:
         review = review_of(attrs, self.api_version)
+        if self.conditions and not self._matches(review["spec"]):
+            return NO_OPINION, ""
         key = hashlib.sha256(orjson.dumps(review["spec"], option=orjson.OPT_SORT_KEYS)).digest()
         cached = self._cache.get(key)
         if cached is not None and cached[2] > time.monotonic():
@@ -63,7 +91,7 @@ class WebhookAuthorizer:
         try:
             answer = await self.webhook.post(review)
         except WebhookError as err:
-            raise AuthorizationError(str(err)) from None
+            raise AuthorizationError(str(err), self.failure_decision) from None
         status = answer.get("status") if isinstance(answer.get("status"), dict) else {}
         reason = str(status.get("reason") or "")
         decision = ALLOW if status.get("allowed") else DENY if status.get("denied") else NO_OPINION

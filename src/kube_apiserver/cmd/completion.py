@@ -188,7 +188,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
     s.generic.default_advertise_address(s.secure_serving, ipv6=ipv6)
     s.generic.default_external_host()
     s.authorization.complete()
-    s.authentication.apply_authorization(s.authorization.modes)
+    s.authentication.apply_authorization(s.authorization.types())
     s.features.complete()
     completed = CompletedOptions(
         generic=s.generic,

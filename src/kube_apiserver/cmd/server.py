@@ -36,7 +36,9 @@ from ..authentication.serviceaccount import ServiceAccountTokenAuthenticator
 from ..authentication.token_file import StaticTokenAuthenticator
 from ..authentication.webhook import WebhookTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
-from ..authorization.modes import new_authorizer
+from ..authorization.authorizer import Authorizer, UnionAuthorizer
+from ..authorization.config import AuthorizationConfiguration, WebhookSpec
+from ..authorization.modes import ReloadingAuthorizer, new_authorizer
 from ..authorization.node import Graph, NodeAuthorizer, add_graph_event_handlers
 from ..authorization.webhook import WebhookAuthorizer
 from ..client.informers import SharedInformerFactory
@@ -144,17 +146,39 @@ def _webhook(path: str, what: str) -> GenericWebhook:
         raise SystemExit(f"Error: unable to load the {what} configuration {path}: {err}") from None
 
 
-def new_webhook_authorizer(opts: BuiltInAuthorizationOptions) -> WebhookAuthorizer | None:
-    if "Webhook" not in opts.modes:
-        return None
-    return WebhookAuthorizer(_webhook(opts.webhook_config_file, "authorization webhook"), opts.webhook_version,
-                             opts.webhook_cache_authorized_ttl, opts.webhook_cache_unauthorized_ttl)
+def new_webhook_authorizer(spec: WebhookSpec) -> WebhookAuthorizer:
+    webhook = _webhook(spec.kubeconfig_file, "authorization webhook")
+    webhook.timeout = spec.timeout
+    return WebhookAuthorizer(webhook, spec.subject_access_review_version,
+                             spec.authorized_ttl if spec.cache_authorized else 0.0,
+                             spec.unauthorized_ttl if spec.cache_unauthorized else 0.0,
+                             failure_policy=spec.failure_policy, match_conditions=spec.match_conditions)
 
 
-def new_node_authorizer(modes: list[str], informers: SharedInformerFactory) -> NodeAuthorizer | None:
+def new_configured_authorizer(opts: BuiltInAuthorizationOptions, informers: SharedInformerFactory,
+                              ) -> tuple[Authorizer, InformerRuleSource | None]:
+    """The chain of --authorization-config (read again when it changes) or of --authorization-mode, and RBAC's
+    rule source (the bootstrap policy waits for its listers)."""
+    config = opts.configuration()
+    types = {spec.type for spec in config.authorizers}
+    # the RBAC authorizer's listers and the node graph: informers the server starts
+    rbac_source = InformerRuleSource(informers) if "RBAC" in types else None
+    node = new_node_authorizer(informers) if "Node" in types else None
+
+    def build(configuration: AuthorizationConfiguration) -> UnionAuthorizer:
+        if "RBAC" in {s.type for s in configuration.authorizers} and rbac_source is None:
+            raise ValueError("RBAC cannot be added by a reload: its listers start with the server")
+        if "Node" in {s.type for s in configuration.authorizers} and node is None:
+            raise ValueError("Node cannot be added by a reload: its graph starts with the server")
+        return new_authorizer(configuration, rbac_source, node=node, new_webhook=new_webhook_authorizer)
+
+    if opts.config_file:
+        return ReloadingAuthorizer(opts.config_file, build, config), rbac_source
+    return build(config), rbac_source
+
+
+def new_node_authorizer(informers: SharedInformerFactory) -> NodeAuthorizer:
     """The Node authorizer, its graph kept by the loopback informers (asked for now: the server starts them)."""
-    if "Node" not in modes:
-        return None
     graph = Graph()
     add_graph_event_handlers(graph, informers)
     return NodeAuthorizer(graph, node_rules())
@@ -200,12 +224,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     get_object = storage_getter(store)
     loopback = Client(LoopbackTransport(new_loopback_token()))
     informers = SharedInformerFactory(loopback)
-    # the RBAC authorizer's listers (its shared informers start with the server's)
-    rbac_source = InformerRuleSource(informers) if "RBAC" in opts.authorization.modes else None
     # ValidatingAdmissionPolicy asks the authorizer too
-    authorizer = new_authorizer(opts.authorization.modes, rbac_source,
-                                webhook=new_webhook_authorizer(opts.authorization),
-                                node=new_node_authorizer(opts.authorization.modes, informers))
+    authorizer, rbac_source = new_configured_authorizer(opts.authorization, informers)
     equivalents = EquivalentResourceRegistry()  # the servers' installers fill it, admission reads it
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
                               opts.admission.config_file, authorizer, informers, equivalents)

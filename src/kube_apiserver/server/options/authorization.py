@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kube_apiserver.apimachinery.gostrconv import quote_list
+from kube_apiserver.authorization.config import AuthorizationConfiguration, ConfigError, from_flags, load_file
 from kube_apiserver.cli.flagset import FlagSet
 
 MODE_ALWAYS_ALLOW = "AlwaysAllow"
@@ -38,13 +39,15 @@ class BuiltInAuthorizationOptions:
     webhook_version: str = "v1beta1"
     webhook_cache_authorized_ttl: float = 300.0
     webhook_cache_unauthorized_ttl: float = 30.0
+    config_file: str = ""  # --authorization-config
 
     def add_flags(self, fs: FlagSet) -> None:
         fs.string_slice_var(
             self,
             "modes",
             "authorization-mode",
-            "Ordered list of plug-ins to do authorization on secure port. Defaults to AlwaysAllow. "
+            "Ordered list of plug-ins to do authorization on secure port. Defaults to AlwaysAllow if "
+            "--authorization-config is not used. "
             "Comma-delimited list of: " + ",".join(AUTHORIZATION_MODE_CHOICES) + ".",
         )
 
@@ -60,11 +63,47 @@ class BuiltInAuthorizationOptions:
         fs.duration_var(self, "webhook_cache_unauthorized_ttl", "authorization-webhook-cache-unauthorized-ttl",
                         "The duration to cache 'unauthorized' responses from the webhook authorizer.")
 
+        fs.string_var(self, "config_file", "authorization-config",
+                      "File with Authorization Configuration to configure the authorizer chain. Requires feature "
+                      "gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other "
+                      "--authorization-mode and --authorization-webhook-* flags.")
+
+    def legacy_flags_set(self) -> bool:
+        """Whether --authorization-mode or an --authorization-webhook-* flag was given (told from its value)."""
+        defaults = BuiltInAuthorizationOptions()
+        return bool(self.modes) or any(getattr(self, name) != getattr(defaults, name) for name in (
+            "webhook_config_file", "webhook_version", "webhook_cache_authorized_ttl",
+            "webhook_cache_unauthorized_ttl"))
+
+    def configuration(self) -> AuthorizationConfiguration:
+        """The chain: the file's, or the one the legacy flags describe (validate() has passed)."""
+        if self.config_file:
+            return load_file(self.config_file)
+        return from_flags(self.modes, self.webhook_config_file, self.webhook_version,
+                          self.webhook_cache_authorized_ttl, self.webhook_cache_unauthorized_ttl)
+
+    def types(self) -> list[str]:
+        try:
+            return [spec.type for spec in self.configuration().authorizers]
+        except ConfigError:
+            return []
+
     def complete(self) -> None:
+        if self.config_file:
+            return
         if not self.modes:
             self.modes = [MODE_ALWAYS_ALLOW]
 
     def validate(self) -> list[str]:
+        if self.config_file:
+            if self.legacy_flags_set():
+                return ["--authorization-config can not be specified when --authorization-mode or "
+                        "--authorization-webhook-* flags are defined"]
+            try:
+                load_file(self.config_file)
+            except ConfigError as err:
+                return [str(err)]
+            return []
         errors: list[str] = []
         if not self.modes:
             errors.append("at least one authorization-mode must be passed")
