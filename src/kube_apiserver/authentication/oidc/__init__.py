@@ -6,10 +6,11 @@ from __future__ import annotations
 from .authenticator import OIDCAuthenticator
 from .config import AuthenticationConfiguration, ConfigError, JWTAuthenticator, load, load_file, validate
 from .jwks import ALL_SIGNING_ALGS
+from .reload import ReloadingJWTAuthenticators
 
 __all__ = [
     "ALL_SIGNING_ALGS", "AuthenticationConfiguration", "ConfigError", "JWTAuthenticator", "OIDCAuthenticator",
-    "load", "load_file", "new_authenticators", "validate",
+    "ReloadingJWTAuthenticators", "load", "load_file", "new_authenticators", "validate",
 ]
 
 

@@ -412,11 +412,18 @@ class OIDCAuthenticationOptions:
         return oidc.ALL_SIGNING_ALGS if self.config_file else tuple(self.signing_algs)
 
     def authenticators(self, service_account_issuers: list[str],
-                       api_audiences: tuple[str, ...]) -> list[oidc.OIDCAuthenticator]:
-        """The JWT authenticators (validate() has passed: validating again compiles the expressions)."""
+                       api_audiences: tuple[str, ...]) -> list[Any]:
+        """The JWT authenticators (validate() has passed: validating again compiles the expressions); those
+        of a configuration file follow its changes."""
+        algs = self.signing_algorithms()
+        if self.config_file:
+            def build(config: oidc.AuthenticationConfiguration) -> list[oidc.OIDCAuthenticator]:
+                return oidc.new_authenticators(config, algs, api_audiences)
+
+            return [oidc.ReloadingJWTAuthenticators(self.config_file, build, list(service_account_issuers))]
         config = self.configuration()
         oidc.validate(config, service_account_issuers)
-        return oidc.new_authenticators(config, self.signing_algorithms(), api_audiences)
+        return oidc.new_authenticators(config, algs, api_audiences)
 
     def anonymous_paths(self) -> tuple[bool, list[str] | None] | None:
         """The configuration file's anonymous authenticator (enabled, its paths or None for all), if it has one."""
