@@ -134,3 +134,13 @@ def test_api_audiences_bound_the_token(signer):
     auth.implicit_audiences = ("https://kubernetes.default.svc",)
     assert run(auth, signer.token(), ("https://kubernetes.default.svc",)).name == "oidc:alice"
     assert run(auth, signer.token(), ("vault",)) is None  # audience agnostic: good for the API audiences only
+
+
+def test_an_issuer_that_does_not_answer_is_not_initialized(signer):
+    from kube_apiserver.authentication.oidc import OIDCAuthenticator
+
+    closed = "https://127.0.0.1:1"  # nothing listens on port 1: refused at once, no DNS involved
+    auth = authenticator(BASIC.replace(ISSUER, closed), signer)
+    unreachable = OIDCAuthenticator(auth.config, min_refresh=3600)  # discovery at the first token, then not again
+    assert error(unreachable, signer.token(iss=closed)) == "oidc: authenticator not initialized"
+    assert error(unreachable, signer.token(iss=closed)) == "oidc: authenticator not initialized"

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ... import cel
+from ... import cel, logs
 from ...apimachinery.gostrconv import quote as go_quote
 from ...registry.context import UserInfo
 from ...serviceaccount.jwt import ParsedToken, TokenFormatError, b64url_decode, parse
@@ -71,7 +71,8 @@ class OIDCAuthenticator:
                 self._last_init = time.monotonic()
                 try:
                     self._keys = RemoteKeySet(await self._jwks_url(), self._context, self.min_refresh)
-                except FetchError:
+                except FetchError as err:
+                    logs.error('"oidc authenticator: initializing plugin" issuer="%s" err="%s"', self.issuer, err)
                     return None
         return self._keys
 
