@@ -231,3 +231,39 @@ def test_subject_access_review_with_a_field_selector(cluster):
     )
     assert not allowed({"rawSelector": "spec.nodeName=node2"})
     assert not allowed(None)
+
+
+def test_tokens_and_evictions_only_for_its_pods(cluster):
+    server, _ = cluster
+    p1 = server.request("GET", f"/api/v1/namespaces/{NS}/pods/p1").json()["metadata"]
+    token = f"/api/v1/namespaces/{NS}/serviceaccounts/default/token"
+
+    def request(pod: str, uid: str) -> dict:
+        ref = {"apiVersion": "v1", "kind": "Pod", "name": pod, "uid": uid}
+        return {
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenRequest",
+            "spec": {"boundObjectRef": ref},
+        }
+
+    issued = wait_for(
+        lambda: (r := as_kubelet(cluster, "POST", token, request("p1", p1["uid"]))).status != 403 and r
+    )
+    assert issued.status == 201, issued.body
+    assert refusal(as_kubelet(cluster, "POST", token, request("p1", "stale"))) == (
+        403,
+        (
+            'serviceaccounts "default" is forbidden: the UID in the bound object reference (stale) does not match the '
+            "UID in record. The object might have been deleted and then recreated"
+        ),
+    )
+    p2 = server.request("GET", f"/api/v1/namespaces/{NS}/pods/p2").json()["metadata"]
+    assert refusal(as_kubelet(cluster, "POST", token, request("p2", p2["uid"]))) == (
+        403,
+        'serviceaccounts "default" is forbidden: node requested token bound to a pod scheduled on a different node',
+    )
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p2", "namespace": NS}}
+    assert refusal(as_kubelet(cluster, "POST", f"/api/v1/namespaces/{NS}/pods/p2/eviction", eviction)) == (
+        403,
+        'pods "p2" is forbidden: node node1 can only evict pods with spec.nodeName set to itself',
+    )

@@ -32,6 +32,14 @@ class Attributes:
     warnings: list[str] = field(default_factory=list)
     # The request's audit context (audit/event.py) when it is audited, else None.
     audit: Any = None
+    # The group of the resource the URL names when it is not the kind's: a subresource may be another group's
+    # kind (pods/eviction is policy's Eviction, serviceaccounts/token authentication's TokenRequest).
+    resource_group: str | None = None
+
+    @property
+    def served_group(self) -> str:
+        """GetResource().Group: the group the resource is served in."""
+        return self.group if self.resource_group is None else self.resource_group
 
     def add_audit_annotation(self, key: str, value: str) -> None:
         """AddAnnotation: recorded on the request's audit event, if it has one."""
@@ -43,7 +51,7 @@ def forbidden(attrs: Attributes, why: str) -> errors.StatusError:
     """admission.NewForbidden: named after the request, else the object's name or generateName."""
     meta = (attrs.object or {}).get("metadata") or {}
     name = attrs.name or meta.get("name") or meta.get("generateName") or "Unknown"
-    return errors.forbidden(attrs.resource, attrs.group, name, why)
+    return errors.forbidden(attrs.resource, attrs.served_group, name, why)
 
 
 class MutationInterface(Protocol):

@@ -130,7 +130,7 @@ class NodeRestriction:
             return
         if not node:
             raise forbidden(attrs, f'could not determine node from user "{attrs.user.name}"')
-        check = self._by_resource.get((attrs.group, attrs.resource))
+        check = self._by_resource.get((attrs.served_group, attrs.resource))
         if check is not None:
             await check(node, attrs)
 

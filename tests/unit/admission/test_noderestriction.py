@@ -46,9 +46,23 @@ def admit(
     subresource: str = "",
     group: str = "",
     user: UserInfo = NODE1,
+    resource_group: str | None = None,
 ) -> str:
     """ "" when admitted, else the refusal's message (both phases, as a request passes them)."""
-    attrs = Attributes(operation, group, "v1", "", resource, subresource, namespace, name, obj, old, user)
+    attrs = Attributes(
+        operation,
+        group,
+        "v1",
+        "",
+        resource,
+        subresource,
+        namespace,
+        name,
+        obj,
+        old,
+        user,
+        resource_group=resource_group,
+    )
     chain = Chain([Plugin()])
 
     async def run() -> None:
@@ -296,4 +310,25 @@ def test_others_and_unidentified_nodes():
     relabelled = {**grown, "metadata": {"name": "c", "labels": {"a": "b"}}}
     assert "is not allowed to update fields other than status.quantity and status.conditions" in admit(
         UPDATE, "persistentvolumeclaims", relabelled, claim, name="c", subresource="status"
+    )
+
+
+def test_subresources_of_another_groups_kind_are_their_resources():
+    """pods/eviction's kind is policy's Eviction and serviceaccounts/token's authentication's TokenRequest: the
+    plugin and its messages go by the resource's group (admission's GetResource)."""
+    eviction = {"metadata": {"name": "theirs"}}
+    assert admit(
+        CREATE, "pods", eviction, name="theirs", subresource="eviction", group="policy", resource_group=""
+    ) == ('pods "theirs" is forbidden: node node1 can only evict pods with spec.nodeName set to itself')
+    token = {"spec": {"boundObjectRef": {"apiVersion": "v1", "kind": "Pod", "name": "theirs", "uid": "t"}}}
+    assert admit(
+        CREATE,
+        "serviceaccounts",
+        token,
+        name="sa",
+        subresource="token",
+        group="authentication.k8s.io",
+        resource_group="",
+    ) == (
+        'serviceaccounts "sa" is forbidden: node requested token bound to a pod scheduled on a different node'
     )

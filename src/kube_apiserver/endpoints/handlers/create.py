@@ -20,7 +20,8 @@ async def create(scope: RequestScope, req: Request) -> Response:
     obj = await decode_object(req, scope)
     ensure_namespace(obj, scope, ctx.namespace)
     obj = await clock.run(scope.track, req, None, await clock.run(scope.default, obj))
-    name = obj["metadata"].get("name", "")
+    # a named subresource's create (pods/eviction, serviceaccounts/token) is about the object the URL names
+    name = req.info.name if scope.info.subresource else obj["metadata"].get("name", "")
     attrs = scope.attributes(req, CREATE, obj, None, name, ctx)
     await scope.admission.admit(attrs)
     obj = attrs.object or obj

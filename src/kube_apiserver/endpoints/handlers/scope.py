@@ -81,7 +81,8 @@ class RequestScope:
             options = operation_options(req, OPTIONS_KINDS[operation])
         return Attributes(operation, self.info.group, self.info.version, self.info.kind, self.info.resource,
                           self.info.subresource, ctx.namespace, name, obj, old, ctx.user, ctx.dry_run,
-                          options=options or {}, warnings=ctx.warnings, audit=req.values.get("audit"))
+                          options=options or {}, warnings=ctx.warnings, audit=req.values.get("audit"),
+                          resource_group=getattr(req.info, "api_group", None))
 
 
 OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions"}
