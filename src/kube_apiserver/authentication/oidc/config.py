@@ -11,13 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from ... import cel
+from ...apimachinery import configdoc
 from ...apimachinery import field as fld
 from ...apimachinery.validation import is_domain_prefixed_path
 
-GROUP = "apiserver.config.k8s.io"
 VERSIONS = ("v1", "v1beta1", "v1alpha1")
 KIND = "AuthenticationConfiguration"
 MAX_JWT_AUTHENTICATORS = 64
@@ -119,30 +117,15 @@ def load_file(path: str) -> AuthenticationConfiguration:
 
 
 def load(data: bytes) -> AuthenticationConfiguration:
-    if not data.strip():
-        raise ConfigError("empty config data")
     try:
-        raw = yaml.safe_load(data)
-    except yaml.YAMLError as err:
-        raise ConfigError(f"error converting YAML to JSON: {err}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError("couldn't get version/kind; json parse error: not an object")
-    api_version, kind = str(raw.get("apiVersion") or ""), str(raw.get("kind") or "")
-    if not kind:
-        raise ConfigError(f"Object 'Kind' is missing in '{_short(data)}'")
-    group, _, version = api_version.rpartition("/")
-    if group != GROUP or version not in VERSIONS or kind != KIND:
-        raise ConfigError(f'no kind "{kind}" is registered for version "{api_version}" in scheme '
-                          '"pkg/runtime/scheme.go:100"')
+        raw = configdoc.decode(data, KIND, VERSIONS)
+    except configdoc.ConfigDocumentError as err:
+        raise ConfigError(str(err)) from None
     reader = _Reader()
     config = reader.configuration(raw)
     if reader.unknown:
         raise ConfigError("strict decoding error: " + ", ".join(f'unknown field "{name}"' for name in reader.unknown))
     return config
-
-
-def _short(data: bytes) -> str:
-    return data.decode(errors="replace").strip()[:200]
 
 
 class _Reader:
