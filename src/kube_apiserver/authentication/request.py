@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..apimachinery.field import aggregate_message
 from ..endpoints.http import Request
 from ..registry.context import ANONYMOUS, UserInfo
 from .interfaces import AuthenticationError, RequestAuthenticator, TokenAuthenticator
@@ -93,8 +94,8 @@ class UnionAuthenticator:
                 continue
             if user is not None:
                 return with_authenticated_group(user)
-        if failures:  # utilerrors.NewAggregate's wording
-            raise AuthenticationError(failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]")
+        if failures:
+            raise AuthenticationError(aggregate_message(failures))
         if self.anonymous is not None:
             return await self.anonymous.authenticate(req)
         return None

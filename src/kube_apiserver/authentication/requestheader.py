@@ -5,8 +5,6 @@ name (X-Remote-User, -Uid, -Group, -Extra-*)."""
 from __future__ import annotations
 
 import logging
-import os
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -16,6 +14,7 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.x509.oid import NameOID
 
+from ..apimachinery.filewatch import FileWatch
 from ..endpoints.http import Request
 from ..registry.context import UserInfo
 from .interfaces import AuthenticationError
@@ -38,9 +37,7 @@ class IssuerCheck:
         """`path`: the bundle's file, read again when it changes (as the serving side's client CAs are)."""
         self.authorities = x509.load_pem_x509_certificates(pem)
         self._verdicts: OrderedDict[bytes, x509.Certificate | None] = OrderedDict()
-        self.path = path
-        self._stamp = _stamp(path)
-        self._next_look = 0.0
+        self.watch = FileWatch(path, RELOAD_CHECK_SECONDS) if path else None
 
     @classmethod
     def from_file(cls, path: str) -> IssuerCheck:
@@ -48,19 +45,13 @@ class IssuerCheck:
             return cls(f.read(), path)
 
     def _reload_if_changed(self) -> None:
-        now = time.monotonic()
-        if not self.path or now < self._next_look:
+        if self.watch is None or not self.watch.changed():
             return
-        self._next_look = now + RELOAD_CHECK_SECONDS
-        stamp = _stamp(self.path)
-        if stamp == self._stamp:
-            return
-        self._stamp = stamp
         try:
-            with open(self.path, "rb") as f:
+            with open(self.watch.path, "rb") as f:
                 authorities = x509.load_pem_x509_certificates(f.read())
         except (OSError, ValueError) as err:  # a half-written file: the loaded bundle stays
-            log.error("Failed to reload the client CA bundle %s, keeping the one loaded: %s", self.path, err)
+            log.error("Failed to reload the client CA bundle %s, keeping the one loaded: %s", self.watch.path, err)
             return
         self.authorities = authorities
         self._verdicts.clear()
@@ -95,16 +86,6 @@ class IssuerCheck:
                 continue
             return cert
         return None
-
-
-def _stamp(path: str) -> tuple[int, int] | None:
-    if not path:
-        return None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def common_name(cert: x509.Certificate) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..apimachinery.field import aggregate_message
 from ..registry.context import UserInfo
 
 ALLOW, DENY, NO_OPINION = "Allow", "Deny", "NoOpinion"
@@ -99,8 +100,8 @@ class UnionAuthorizer:
                 return decision, reason
             if reason:
                 reasons.append(reason)
-        if failures:  # utilerrors.NewAggregate's wording
-            raise AuthorizationError(failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]")
+        if failures:
+            raise AuthorizationError(aggregate_message(failures))
         return NO_OPINION, ", ".join(reasons)
 
     async def rules_for(self, user: UserInfo, namespace: str) -> Rules:

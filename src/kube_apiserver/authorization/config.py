@@ -84,13 +84,8 @@ def load_file(path: str) -> AuthorizationConfiguration:
         raise ConfigError("strict decoding error: " + ", ".join(f'unknown field "{name}"' for name in unknown))
     errors = validate(config)
     if errors:
-        raise ConfigError(_aggregate(errors))
+        raise ConfigError(fld.aggregate_message(errors))
     return config
-
-
-def _aggregate(errors: list[fld.FieldError]) -> str:
-    texts = [str(error) for error in errors]
-    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
 
 
 _AUTHORIZER_FIELDS = ("type", "name", "webhook")

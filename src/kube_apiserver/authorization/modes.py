@@ -5,10 +5,9 @@ file is read again when it changes."""
 from __future__ import annotations
 
 import logging
-import os
-import time
 from collections.abc import Callable
 
+from ..apimachinery.filewatch import FileWatch
 from ..registry.context import UserInfo
 from .authorizer import (
     AlwaysAllow,
@@ -60,18 +59,11 @@ class ReloadingAuthorizer:
         self.path = path
         self.build = build
         self.current = build(initial)
-        self._stamp = _stamp(path)
-        self._next_look = time.monotonic() + RELOAD_CHECK_SECONDS
+        self.watch = FileWatch(path, RELOAD_CHECK_SECONDS)
 
     def _reload_if_changed(self) -> None:
-        now = time.monotonic()
-        if now < self._next_look:
+        if not self.watch.changed():
             return
-        self._next_look = now + RELOAD_CHECK_SECONDS
-        stamp = _stamp(self.path)
-        if stamp == self._stamp:
-            return
-        self._stamp = stamp
         try:
             self.current = self.build(load_file(self.path))
         except (ConfigError, ValueError) as err:
@@ -86,10 +78,3 @@ class ReloadingAuthorizer:
     async def rules_for(self, user: UserInfo, namespace: str) -> Rules:
         return await self.current.rules_for(user, namespace)
 
-
-def _stamp(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
