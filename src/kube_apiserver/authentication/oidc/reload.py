@@ -7,14 +7,13 @@ to it on reload)."""
 from __future__ import annotations
 
 import hashlib
-import os
-import time
 from collections.abc import Callable
 
 from ... import logs
 from ...apimachinery.field import aggregate_message
+from ...apimachinery.filewatch import FileWatch
 from ...registry.context import UserInfo
-from ..interfaces import AuthenticationError
+from ..request import UnionTokenAuthenticator
 from .authenticator import OIDCAuthenticator
 from .config import AuthenticationConfiguration, ConfigError, load, validate
 
@@ -31,39 +30,17 @@ class ReloadingJWTAuthenticators:
         self.disallowed_issuers = disallowed_issuers
         self.interval = interval
         self.authenticators: list[OIDCAuthenticator] = []
-        self._stat: tuple[int, int, int] | None = None
         self._digest = b""
-        self._checked_at = float("-inf")
         self._anonymous: object = None
+        self.watch = FileWatch(path, interval)
         self._reload(initial=True)
 
     async def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
-        if time.monotonic() - self._checked_at >= self.interval:
+        if self.watch.changed():
             self._reload()
-        failures: list[str] = []
-        for authenticator in self.authenticators:
-            try:
-                user = await authenticator.authenticate_token(token, audiences)
-            except AuthenticationError as err:
-                failures.append(str(err))
-                continue
-            if user is not None:
-                return user
-        if failures:
-            raise AuthenticationError(", ".join(failures))
-        return None
+        return await UnionTokenAuthenticator(self.authenticators).authenticate_token(token, audiences)
 
     def _reload(self, initial: bool = False) -> None:
-        self._checked_at = time.monotonic()
-        try:
-            st = os.stat(self.path)
-        except OSError as err:
-            logs.error('"Failed to read authentication configuration file" path="%s" err="%s"', self.path, err)
-            return
-        stat = (st.st_mtime_ns, st.st_size, st.st_ino)
-        if stat == self._stat:
-            return
-        self._stat = stat
         try:
             with open(self.path, "rb") as f:
                 data = f.read()
