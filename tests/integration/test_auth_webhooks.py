@@ -151,3 +151,29 @@ def test_flag_errors(tmp_path):
         "--authorization-mode", "Webhook")
     assert "cannot specify --authorization-webhook-config-file without mode Webhook" in errors(
         "--authorization-webhook-config-file", "x.yaml")
+
+
+def _metric(text: str, metric: str, **labels: str) -> float:
+    wanted = "{" + ",".join(f'{k}="{v}"' for k, v in labels.items()) + "}"
+    for line in text.splitlines():
+        if line.startswith(metric + wanted + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_decisions_round_trips_and_attempts_are_counted(setup):
+    server, _ = setup
+    assert _get(server, CONFIGMAPS + "?limit=3", "wendy-token")[0] == 200
+    assert _get(server, CONFIGMAPS, "unknown-token")[0] == 401
+    text = server.request("GET", "/metrics").body.decode()
+    assert _metric(text, "apiserver_authorization_decisions_total", type="Webhook", name="default",
+                   decision="allowed") >= 1
+    assert _metric(text, "apiserver_authorization_decisions_total", type="Webhook", name="default",
+                   decision="denied") >= 0
+    assert _metric(text, "apiserver_authorization_webhook_evaluations_total", name="default", result="success") >= 1
+    assert _metric(text, "apiserver_authorization_webhook_duration_seconds_count", name="default",
+                   result="success") >= 1
+    assert _metric(text, "authentication_attempts", result="success") >= 1
+    assert _metric(text, "authentication_attempts", result="error") >= 1  # the webhook said "unknown token"
+    assert _metric(text, "authenticated_user_requests", username="other") >= 1
+    assert _metric(text, "authentication_duration_seconds_count", result="success") >= 1

@@ -18,35 +18,42 @@ from .authorizer import (
     Rules,
     UnionAuthorizer,
 )
-from .config import AuthorizationConfiguration, ConfigError, WebhookSpec, load_file
+from .config import AuthorizationConfiguration, AuthorizerSpec, ConfigError, WebhookSpec, load_file
+from .metrics import AuthorizationMetrics, Instrumented
 from .rbac import RBACAuthorizer, RuleSource
 
 log = logging.getLogger("kube_apiserver.authorization")
 RELOAD_CHECK_SECONDS = 1.0  # how often the file is looked at (a stat); upstream re-reads it every minute
-WebhookFactory = Callable[[WebhookSpec], Authorizer]
+WebhookFactory = Callable[[str, WebhookSpec], Authorizer]  # (authorizer name, its webhook)
 
 
 def new_authorizer(config: AuthorizationConfiguration, rbac_source: RuleSource | None = None, *,
-                   node: Authorizer | None = None, new_webhook: WebhookFactory | None = None) -> UnionAuthorizer:
+                   node: Authorizer | None = None, new_webhook: WebhookFactory | None = None,
+                   measured: AuthorizationMetrics | None = None) -> UnionAuthorizer:
     authorizers: list[Authorizer] = [PrivilegedGroups()]
     rbac = RBACAuthorizer(rbac_source) if rbac_source is not None else None
     for spec in config.authorizers:
-        if spec.type == "AlwaysAllow":
-            authorizers.append(AlwaysAllow())
-        elif spec.type == "AlwaysDeny":
-            authorizers.append(AlwaysDeny())
-        elif spec.type == "RBAC":
-            assert rbac is not None, "RBAC needs the roles and bindings"
-            authorizers.append(rbac)
-        elif spec.type == "Node":
-            assert node is not None, "Node needs the node graph"
-            authorizers.append(node)
-        elif spec.type == "Webhook":
-            assert new_webhook is not None and spec.webhook is not None, "Webhook needs its configuration"
-            authorizers.append(new_webhook(spec.webhook))
-        else:
-            raise ValueError(f"authorization mode {spec.type} is not implemented")
+        authorizer = _authorizer(spec, rbac, node, new_webhook)
+        authorizers.append(Instrumented(authorizer, spec.type, spec.name, measured) if measured else authorizer)
     return UnionAuthorizer(authorizers)
+
+
+def _authorizer(spec: AuthorizerSpec, rbac: Authorizer | None, node: Authorizer | None,
+                new_webhook: WebhookFactory | None) -> Authorizer:
+    if spec.type == "AlwaysAllow":
+        return AlwaysAllow()
+    if spec.type == "AlwaysDeny":
+        return AlwaysDeny()
+    if spec.type == "RBAC":
+        assert rbac is not None, "RBAC needs the roles and bindings"
+        return rbac
+    if spec.type == "Node":
+        assert node is not None, "Node needs the node graph"
+        return node
+    if spec.type == "Webhook":
+        assert new_webhook is not None and spec.webhook is not None, "Webhook needs its configuration"
+        return new_webhook(spec.name, spec.webhook)
+    raise ValueError(f"authorization mode {spec.type} is not implemented")
 
 
 class ReloadingAuthorizer:

@@ -15,6 +15,7 @@ import orjson
 from .. import cel
 from ..webhook.generic import GenericWebhook, WebhookError
 from .authorizer import ALLOW, DENY, NO_OPINION, Attributes, AuthorizationError
+from .metrics import AuthorizationMetrics
 
 DEFAULT_AUTHORIZED_TTL = 300.0
 DEFAULT_UNAUTHORIZED_TTL = 30.0
@@ -53,8 +54,10 @@ class WebhookAuthorizer:
 
     def __init__(self, webhook: GenericWebhook, version: str = "v1beta1",
                  authorized_ttl: float = DEFAULT_AUTHORIZED_TTL, unauthorized_ttl: float = DEFAULT_UNAUTHORIZED_TTL,
-                 *, failure_policy: str = "NoOpinion", match_conditions: tuple[str, ...] = ()):
+                 *, failure_policy: str = "NoOpinion", match_conditions: tuple[str, ...] = (), name: str = "default",
+                 measured: AuthorizationMetrics | None = None):
         self.webhook = webhook
+        self.name, self.measured = name, measured
         self.api_version = VERSIONS[version]
         self.authorized_ttl, self.unauthorized_ttl = authorized_ttl, unauthorized_ttl
         self.failure_decision = DENY if failure_policy == "Deny" else NO_OPINION
@@ -88,10 +91,18 @@ class WebhookAuthorizer:
         if cached is not None and cached[2] > time.monotonic():
             self._cache.move_to_end(key)
             return cached[0], cached[1]
+        start = time.perf_counter()
         try:
             answer = await self.webhook.post(review)
         except WebhookError as err:
+            result = "timeout" if "deadline exceeded" in str(err) else "error"
+            if self.measured is not None:
+                self.measured.webhook_round_trip(self.name, result, time.perf_counter() - start)
+                if self.failure_decision == NO_OPINION:
+                    self.measured.webhook_fail_open.inc(self.name, result)
             raise AuthorizationError(str(err), self.failure_decision) from None
+        if self.measured is not None:
+            self.measured.webhook_round_trip(self.name, "success", time.perf_counter() - start)
         status = answer.get("status") if isinstance(answer.get("status"), dict) else {}
         reason = str(status.get("reason") or "")
         decision = ALLOW if status.get("allowed") else DENY if status.get("denied") else NO_OPINION

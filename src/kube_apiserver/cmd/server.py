@@ -38,6 +38,7 @@ from ..authentication.webhook import WebhookTokenAuthenticator
 from ..authentication.x509 import X509Authenticator
 from ..authorization.authorizer import Authorizer, UnionAuthorizer
 from ..authorization.config import AuthorizationConfiguration, WebhookSpec
+from ..authorization.metrics import AuthorizationMetrics
 from ..authorization.modes import ReloadingAuthorizer, new_authorizer
 from ..authorization.node import Graph, NodeAuthorizer, add_graph_event_handlers
 from ..authorization.webhook import WebhookAuthorizer
@@ -146,17 +147,18 @@ def _webhook(path: str, what: str) -> GenericWebhook:
         raise SystemExit(f"Error: unable to load the {what} configuration {path}: {err}") from None
 
 
-def new_webhook_authorizer(spec: WebhookSpec) -> WebhookAuthorizer:
+def new_webhook_authorizer(name: str, spec: WebhookSpec, measured: AuthorizationMetrics) -> WebhookAuthorizer:
     webhook = _webhook(spec.kubeconfig_file, "authorization webhook")
     webhook.timeout = spec.timeout
     return WebhookAuthorizer(webhook, spec.subject_access_review_version,
                              spec.authorized_ttl if spec.cache_authorized else 0.0,
                              spec.unauthorized_ttl if spec.cache_unauthorized else 0.0,
-                             failure_policy=spec.failure_policy, match_conditions=spec.match_conditions)
+                             failure_policy=spec.failure_policy, match_conditions=spec.match_conditions, name=name,
+                             measured=measured)
 
 
 def new_configured_authorizer(opts: BuiltInAuthorizationOptions, informers: SharedInformerFactory,
-                              ) -> tuple[Authorizer, InformerRuleSource | None]:
+                              measured: AuthorizationMetrics) -> tuple[Authorizer, InformerRuleSource | None]:
     """The chain of --authorization-config (read again when it changes) or of --authorization-mode, and RBAC's
     rule source (the bootstrap policy waits for its listers)."""
     config = opts.configuration()
@@ -170,7 +172,8 @@ def new_configured_authorizer(opts: BuiltInAuthorizationOptions, informers: Shar
             raise ValueError("RBAC cannot be added by a reload: its listers start with the server")
         if "Node" in {s.type for s in configuration.authorizers} and node is None:
             raise ValueError("Node cannot be added by a reload: its graph starts with the server")
-        return new_authorizer(configuration, rbac_source, node=node, new_webhook=new_webhook_authorizer)
+        return new_authorizer(configuration, rbac_source, node=node, measured=measured,
+                              new_webhook=lambda name, spec: new_webhook_authorizer(name, spec, measured))
 
     if opts.config_file:
         return ReloadingAuthorizer(opts.config_file, build, config), rbac_source
@@ -225,7 +228,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     loopback = Client(LoopbackTransport(new_loopback_token()))
     informers = SharedInformerFactory(loopback)
     # ValidatingAdmissionPolicy asks the authorizer too
-    authorizer, rbac_source = new_configured_authorizer(opts.authorization, informers)
+    authorization_metrics = AuthorizationMetrics()
+    authorizer, rbac_source = new_configured_authorizer(opts.authorization, informers, authorization_metrics)
     equivalents = EquivalentResourceRegistry()  # the servers' installers fill it, admission reads it
     admission = new_admission(opts.admission.enabled_plugin_names(), get_namespace, get_object,
                               opts.admission.config_file, authorizer, informers, equivalents)
@@ -254,6 +258,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
         schemas=SchemaSource(schemas.definitions, schemas.schema_name),
         equivalent_resources=equivalents,
     )
+    generic.metrics.collectors.append(authorization_metrics.lines)
     _configure_flow_control(opts, generic, informers)
     try:
         opts.audit.apply_to(generic)

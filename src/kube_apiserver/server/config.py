@@ -24,7 +24,7 @@ from .filters.audit import (
     with_audit_init,
     with_failed_authentication_audit,
 )
-from .filters.authentication import with_authentication
+from .filters.authentication import AuthenticationMetrics, with_authentication
 from .filters.authorization import with_authorization
 from .filters.cors import with_cors
 from .filters.hsts import with_hsts
@@ -84,6 +84,7 @@ class Config:
     openapi: OpenAPIService = field(default_factory=OpenAPIService)
     lifecycle: LifecycleSignals = field(default_factory=LifecycleSignals)
     metrics: Registry = field(default_factory=Registry)
+    authentication_metrics: AuthenticationMetrics = field(default_factory=AuthenticationMetrics)
     # Run when the server has stopped (storage is closed here).
     destroy_functions: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     # Checks of /healthz and /readyz (not /livez) every server of the chain has: the KMS providers'.
@@ -101,6 +102,8 @@ class Config:
             self.build_handler_chain = default_build_handler_chain
         self.discovery.server_address = self.discovery.server_address or self.external_address
         self.openapi.schemas = self.schemas
+        if self.authentication_metrics.lines not in self.metrics.collectors:
+            self.metrics.collectors.append(self.authentication_metrics.lines)
         return CompletedConfig(self)
 
 
@@ -130,7 +133,7 @@ def default_build_handler_chain(api_handler: Handler, c: Config) -> Handler:
         handler = c.testing_filters(handler)
     handler = with_impersonation(handler, c.authorizer)
     handler = with_audit(handler, c.audit_backend, c.audit_policy)
-    handler = with_authentication(handler, c.authenticator)
+    handler = with_authentication(handler, c.authenticator, c.authentication_metrics)
     handler = with_failed_authentication_audit(handler, c.audit_backend, c.audit_policy)
     handler = with_cors(handler, c.cors_allowed_origins)
     handler = with_timeout(handler, c.request_timeout)

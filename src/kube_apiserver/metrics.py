@@ -1,0 +1,79 @@
+"""Labelled counters and histograms in Prometheus' text format (component-base/metrics, the little of it this
+server needs). A component keeps its own, per server, and adds its `lines` to the server's /metrics."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterable
+
+Labels = tuple[str, ...]
+
+
+def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
+    return tuple(start * factor**i for i in range(count))
+
+
+def escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _labels(names: Labels, values: Labels) -> str:
+    return ",".join(f'{name}="{escape(value)}"' for name, value in zip(names, values, strict=True))
+
+
+class Counter:
+    def __init__(self, name: str, help_text: str, labels: Labels, stability: str = "ALPHA"):
+        self.name, self.labels = name, labels
+        self.header = [f"# HELP {name} [{stability}] {help_text}", f"# TYPE {name} counter"]
+        self.values: dict[Labels, float] = {}
+
+    def inc(self, *labels: str, amount: float = 1) -> None:
+        self.values[labels] = self.values.get(labels, 0) + amount
+
+    def lines(self) -> list[str]:
+        if not self.values:
+            return []
+        return [*self.header, *(f"{self.name}{{{_labels(self.labels, key)}}} {_number(value)}"
+                                for key, value in sorted(self.values.items()))]
+
+
+class Histogram:
+    def __init__(self, name: str, help_text: str, labels: Labels, buckets: Iterable[float], stability: str = "ALPHA"):
+        self.name, self.labels, self.buckets = name, labels, tuple(buckets)
+        self.header = [f"# HELP {name} [{stability}] {help_text}", f"# TYPE {name} histogram"]
+        self.values: dict[Labels, list[float]] = {}  # a count per bucket, then the sum and the count
+
+    def observe(self, *labels: str, value: float) -> None:
+        counts = self.values.get(labels)
+        if counts is None:
+            counts = self.values[labels] = [0.0] * (len(self.buckets) + 2)
+        index = bisect.bisect_left(self.buckets, value)
+        if index < len(self.buckets):
+            counts[index] += 1
+        counts[-2] += value
+        counts[-1] += 1
+
+    def lines(self) -> list[str]:
+        if not self.values:
+            return []
+        out = list(self.header)
+        for key, counts in sorted(self.values.items()):
+            labels = _labels(self.labels, key)
+            sep = "," if labels else ""
+            cumulative = 0.0
+            for bound, count in zip(self.buckets, counts, strict=False):
+                cumulative += count
+                out.append(f'{self.name}_bucket{{{labels}{sep}le="{bound!r}"}} {int(cumulative)}')
+            out.append(f'{self.name}_bucket{{{labels}{sep}le="+Inf"}} {int(counts[-1])}')
+            out.append(f"{self.name}_sum{{{labels}}} {counts[-2]}")
+            out.append(f"{self.name}_count{{{labels}}} {int(counts[-1])}")
+        return out
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def collector(*metrics: Counter | Histogram) -> Callable[[], list[str]]:
+    """The exposition lines of several metrics, for the server registry's collectors."""
+    return lambda: [line for metric in metrics for line in metric.lines()]
