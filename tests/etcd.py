@@ -8,6 +8,8 @@ Tests that need etcd skip (with the reason) only when the `etcd` binary is not i
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import shutil
 import signal
@@ -16,6 +18,7 @@ import subprocess
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -318,3 +321,27 @@ def make_tls(directory: str) -> TLSFiles:
         write("client.crt", client_cert),
         write("client.key", client_key),
     )
+
+
+# ---- etcd's v3 JSON gateway: raw keys and values, bytes for bytes ----
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def etcd_call(endpoint: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(f"{endpoint}/v3/kv/{method}", json.dumps(body).encode(), method="POST")
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def etcd_get(endpoint: str, key: str) -> tuple[bytes, int]:
+    """The value under `key` and its mod revision."""
+    kvs = etcd_call(endpoint, "range", {"key": _b64(key.encode())}).get("kvs") or []
+    assert kvs, f"nothing stored under {key}"
+    return base64.b64decode(kvs[0]["value"]), int(kvs[0]["mod_revision"])
+
+
+def etcd_put(endpoint: str, key: str, value: bytes) -> None:
+    etcd_call(endpoint, "put", {"key": _b64(key.encode()), "value": _b64(value)})

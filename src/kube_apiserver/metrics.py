@@ -1,9 +1,11 @@
 """Labelled counters and histograms in Prometheus' text format (component-base/metrics, the little of it this
-server needs). A component keeps its own, per server, and adds its `lines` to the server's /metrics."""
+server needs). A component keeps its own, per server, and adds its `lines` to the server's /metrics. Each
+metric has a lock: storage transformations record from worker threads while /metrics reads."""
 
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Callable, Iterable
 
 Labels = tuple[str, ...]
@@ -26,15 +28,19 @@ class Counter:
         self.name, self.labels = name, labels
         self.header = [f"# HELP {name} [{stability}] {help_text}", f"# TYPE {name} counter"]
         self.values: dict[Labels, float] = {}
+        self._lock = threading.Lock()
 
     def inc(self, *labels: str, amount: float = 1) -> None:
-        self.values[labels] = self.values.get(labels, 0) + amount
+        with self._lock:
+            self.values[labels] = self.values.get(labels, 0) + amount
 
     def lines(self) -> list[str]:
-        if not self.values:
+        with self._lock:
+            values = sorted(self.values.items())
+        if not values:
             return []
         return [*self.header, *(f"{self.name}{{{_labels(self.labels, key)}}} {_number(value)}"
-                                for key, value in sorted(self.values.items()))]
+                                for key, value in values)]
 
 
 class Histogram:
@@ -42,22 +48,26 @@ class Histogram:
         self.name, self.labels, self.buckets = name, labels, tuple(buckets)
         self.header = [f"# HELP {name} [{stability}] {help_text}", f"# TYPE {name} histogram"]
         self.values: dict[Labels, list[float]] = {}  # a count per bucket, then the sum and the count
+        self._lock = threading.Lock()
 
     def observe(self, *labels: str, value: float) -> None:
-        counts = self.values.get(labels)
-        if counts is None:
-            counts = self.values[labels] = [0.0] * (len(self.buckets) + 2)
         index = bisect.bisect_left(self.buckets, value)
-        if index < len(self.buckets):
-            counts[index] += 1
-        counts[-2] += value
-        counts[-1] += 1
+        with self._lock:
+            counts = self.values.get(labels)
+            if counts is None:
+                counts = self.values[labels] = [0.0] * (len(self.buckets) + 2)
+            if index < len(self.buckets):
+                counts[index] += 1
+            counts[-2] += value
+            counts[-1] += 1
 
     def lines(self) -> list[str]:
-        if not self.values:
+        with self._lock:
+            values = sorted((key, list(counts)) for key, counts in self.values.items())
+        if not values:
             return []
         out = list(self.header)
-        for key, counts in sorted(self.values.items()):
+        for key, counts in values:
             labels = _labels(self.labels, key)
             sep = "," if labels else ""
             cumulative = 0.0

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from conftest import Server, wait_for
+from etcd import etcd_get
 
 KEY1 = base64.b64encode(b"a" * 32).decode()
 KEY2 = base64.b64encode(b"b" * 32).decode()
@@ -199,8 +200,6 @@ def test_reload_flag_needs_the_config_flag() -> None:
 
 
 def test_etcd_raw_value_is_encrypted(etcd: Any, tmp_path: Path) -> None:
-    from test_reference_interop import etcd_get
-
     config = write_config(tmp_path / "enc.yaml", aesgcm("key1", KEY1), resources=("secrets", "*.apps"))
     args = [
         "--storage-backend=etcd3",

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_reference_interop import KUBE_APISERVER, etcd_get, start_reference, stop_reference
+from test_reference_interop import KUBE_APISERVER, start_reference, stop_reference
 
 from conftest import Server
+from etcd import etcd_get
 
 pytestmark = pytest.mark.skipif(
     not KUBE_APISERVER.exists(),

@@ -7,7 +7,6 @@ Skipped when the reference binary or etcd is not installed (CI machines may have
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
 import os
@@ -24,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from etcd import etcd_get, etcd_put
 from kube_apiserver.storage.codec import JSON, PROTOBUF, YAML, StorageCodec, decode_value
 
 REFERENCE = Path(os.environ.get("KUBE_REF_BIN", os.path.expanduser("~/.cache/kube-reference/bin")))
@@ -38,30 +38,6 @@ pytestmark = pytest.mark.skipif(
     not KUBE_APISERVER.exists() or shutil.which("etcd") is None,
     reason="the reference kube-apiserver (../shared/reference/build.sh) or etcd is not installed",
 )
-
-
-# ---- etcd's v3 JSON gateway: raw keys and values, bytes for bytes ----
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
-
-
-def etcd_call(endpoint: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
-    request = urllib.request.Request(f"{endpoint}/v3/kv/{method}", json.dumps(body).encode(), method="POST")
-    with urllib.request.urlopen(request, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
-def etcd_get(endpoint: str, key: str) -> tuple[bytes, int]:
-    """The value under `key` and its mod revision."""
-    kvs = etcd_call(endpoint, "range", {"key": _b64(key.encode())}).get("kvs") or []
-    assert kvs, f"nothing stored under {key}"
-    return base64.b64decode(kvs[0]["value"]), int(kvs[0]["mod_revision"])
-
-
-def etcd_put(endpoint: str, key: str, value: bytes) -> None:
-    etcd_call(endpoint, "put", {"key": _b64(key.encode()), "value": _b64(value)})
 
 
 # ---- the reference kube-apiserver ----
