@@ -44,7 +44,7 @@ class BootstrapTokenAuthenticator:
         if why:
             log.debug("Bootstrap secret %s/%s %s", NAMESPACE, SECRET_PREFIX + token_id, why)
             return None
-        groups = _groups(_data(secret, "auth-extra-groups"))
+        groups = _groups(secret_data(secret, "auth-extra-groups"))
         if groups is None:
             log.debug("Bootstrap secret %s/%s has invalid value for key auth-extra-groups", NAMESPACE,
                       SECRET_PREFIX + token_id)
@@ -52,7 +52,7 @@ class BootstrapTokenAuthenticator:
         return UserInfo(USER_PREFIX + token_id, groups=groups)
 
 
-def _data(secret: dict[str, Any], key: str) -> str:
+def secret_data(secret: dict[str, Any], key: str) -> str:
     value = (secret.get("data") or {}).get(key)
     if not isinstance(value, str):
         return ""
@@ -68,18 +68,18 @@ def _refusal(secret: dict[str, Any], token_id: str, token_secret: str) -> str:
         return "is deleted and awaiting removal"
     if secret.get("type") != SECRET_TYPE or not secret.get("data"):
         return f"has invalid type, expected {SECRET_TYPE}."
-    if not hmac.compare_digest(_data(secret, "token-secret").encode(), token_secret.encode()):
+    if not hmac.compare_digest(secret_data(secret, "token-secret").encode(), token_secret.encode()):
         return "has invalid value for key token-secret."
-    if _data(secret, "token-id") != token_id:
+    if secret_data(secret, "token-id") != token_id:
         return "has invalid value for key token-id."
-    if _expired(_data(secret, "expiration")):
+    if has_expired(secret_data(secret, "expiration")):
         return "has expired."
-    if _data(secret, "usage-bootstrap-authentication") != "true":
+    if secret_data(secret, "usage-bootstrap-authentication") != "true":
         return "not marked usage-bootstrap-authentication=true."
     return ""
 
 
-def _expired(expiration: str) -> bool:
+def has_expired(expiration: str) -> bool:
     """bootstrapsecretutil.HasExpired: an expiration that does not parse counts as passed."""
     if not expiration:
         return False

@@ -128,12 +128,14 @@ class ServerRunOptions:
             "controllers",
             "Embedded kube-controller-manager controllers to run (not a kube-apiserver flag). '*' enables all "
             "on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller "
-            "named 'foo'. All controllers: clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning, "
+            "named 'foo'. All controllers: bootstrapsigner, clusterrole-aggregation, cronjob, csrapproving, csrcleaner, "
+            "csrsigning, "
             "daemonset, deployment, disruption, endpoint, endpointslice, endpointslicemirroring, garbagecollector, "
             "horizontalpodautoscaling, job, namespace, node-simulator, nodelifecycle, podgc, pv-protection, "
             "pvc-protection, replicaset, replicationcontroller, resourcequota, root-ca-cert-publisher, scheduler, "
-            "serviceaccount, statefulset, taint-eviction-controller, ttl-after-finished (v1.34's canonical names, "
-            "such as deployment-controller, are accepted too). Disabled-by-default controllers: none. "
+            "serviceaccount, statefulset, taint-eviction-controller, tokencleaner, ttl-after-finished (v1.34's "
+            "canonical names, such as deployment-controller, are accepted too). Disabled-by-default controllers: "
+            "bootstrapsigner, tokencleaner. "
             "'--controllers=' runs none, as a bare kube-apiserver.",
         )
         self._add_leader_election_flags(fs)

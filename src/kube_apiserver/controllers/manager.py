@@ -17,6 +17,7 @@ from ..client.rest import Client
 from ..kubelet.config import NodesConfiguration
 from ..kubelet.simulator import NodeSimulator
 from ..scheduler import Scheduler
+from .bootstrap import BootstrapSignerController, TokenCleanerController
 from .certificates.approver import CSRApprovingController
 from .certificates.cleaner import CSRCleanerController
 from .certificates.signer import CSRSigningConfiguration, CSRSigningController, load_authorities
@@ -62,8 +63,7 @@ from .ttlafterfinished import TTLAfterFinishedController
 from .volumeprotection import PVCProtectionController, PVProtectionController
 
 log = logging.getLogger("kube_apiserver.controllers")
-# kube-controller-manager's on-by-default controllers that are embedded (its bootstrapsigner and tokencleaner,
-# off by default there, are not), the scheduler (kube-scheduler, embedded: -scheduler leaves pods to a real
+# kube-controller-manager's on-by-default controllers that are embedded, the scheduler (kube-scheduler, embedded: -scheduler leaves pods to a real
 # one) and the simulated kubelets of --simulated-nodes and of nodes annotated kwok.x-k8s.io/node=fake.
 DEFAULT_CONTROLLERS = (
     "garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection", "pv-protection",
@@ -72,7 +72,9 @@ DEFAULT_CONTROLLERS = (
     "endpointslicemirroring", "disruption", "csrsigning", "csrapproving", "csrcleaner", "horizontalpodautoscaling",
     "nodelifecycle", "taint-eviction-controller", "scheduler", "node-simulator",
 )
-KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS)
+# Off by default, as in kube-controller-manager: kubeadm passes --controllers=*,bootstrapsigner,tokencleaner.
+DISABLED_BY_DEFAULT = ("bootstrapsigner", "tokencleaner")
+KNOWN_CONTROLLERS = frozenset(DEFAULT_CONTROLLERS + DISABLED_BY_DEFAULT)
 # v1.34's canonical names (cmd/kube-controller-manager/names), which --controllers takes as the older ones.
 CANONICAL_NAMES = {
     "garbage-collector-controller": "garbagecollector", "namespace-controller": "namespace",
@@ -92,6 +94,7 @@ CANONICAL_NAMES = {
     "certificatesigningrequest-cleaner-controller": "csrcleaner",
     "horizontal-pod-autoscaler-controller": "horizontalpodautoscaling",
     "node-lifecycle-controller": "nodelifecycle",
+    "bootstrap-signer-controller": "bootstrapsigner", "token-cleaner-controller": "tokencleaner",
 }
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
@@ -341,6 +344,10 @@ class ControllerManager:
             informers, _ = self._shared()
             csrs = informers.for_resource("certificates.k8s.io", "v1", "certificatesigningrequests")
             new.append(CSRCleanerController(self.loopback, csrs))
+        if enabled(self.names, "bootstrapsigner"):
+            new.append(BootstrapSignerController(self.loopback, self._shared()[0]))
+        if enabled(self.names, "tokencleaner"):
+            new.append(TokenCleanerController(self.loopback, self._shared()[0]))
 
     def _add_autoscaling_controllers(self, new: list[Any]) -> None:
         assert self.loopback is not None
