@@ -1,5 +1,10 @@
 from kube_apiserver.cmd.options import ServerRunOptions, help_text
-from kube_apiserver.controllers.manager import DEFAULT_CONTROLLERS, enabled, unknown_controllers
+from kube_apiserver.controllers.manager import (
+    DEFAULT_CONTROLLERS,
+    KNOWN_CONTROLLERS,
+    enabled,
+    unknown_controllers,
+)
 
 
 def test_kube_controller_manager_syntax():
@@ -15,7 +20,12 @@ def test_every_embedded_controller_is_on_by_default_and_listed_in_the_help():
         assert enabled(["*"], name) and not enabled(["*", f"-{name}"], name) and not enabled([], name)
     text = " ".join(help_text(ServerRunOptions().flags(), 10_000).split())
     listed = text.split("All controllers: ")[1].split(" (")[0]
-    assert listed.split(", ") == sorted(DEFAULT_CONTROLLERS)
+    assert listed.split(", ") == sorted(KNOWN_CONTROLLERS)  # kube-controller-manager lists the off ones too
+    disabled = text.split("Disabled-by-default controllers: ")[1].split(". ")[0]
+    assert disabled.split(", ") == sorted(KNOWN_CONTROLLERS - set(DEFAULT_CONTROLLERS)) == ["bootstrapsigner",
+                                                                                          "tokencleaner"]
+    for name in disabled.split(", "):
+        assert not enabled(["*"], name) and enabled(["*", name], name)
 
 
 def test_v1_34_canonical_names_are_aliases():
