@@ -95,7 +95,7 @@ def test_a_generated_name_that_exists_is_generated_again(server, monkeypatch):
     for collection in ("configmaps", "services"):
         names = iter(["gen-taken", f"gen-{collection}"])
         for module in (store, strategy, service_store):
-            monkeypatch.setattr(module, "generate_name", lambda prefix, names=names: next(names))
+            monkeypatch.setattr(module, "generate_name", lambda prefix, namespace="", names=names: next(names))
         body = {**(service if collection == "services" else {}), "metadata": {"generateName": "gen-"}}
         created = server.request("POST", f"{path}/{collection}", body)
         assert created.status == 201, created.body
