@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 
+from ...apimachinery.filewatch import stamp
 from .config import EncryptionConfigError, load, read_with_hash
 from .keys import KeyTransformers
 from .metrics import ConfigMetrics, TransformationMetrics
@@ -39,12 +39,12 @@ class ConfigReloader:
         self.metrics = metrics
         self.config_metrics = config_metrics
         self.failed_hash = ""  # a content that did not load: logged once, not at every poll
-        self._stat = _stat(path)
+        self._stat = stamp(path)
         self._since_hash = 0.0
         self.reloads = 0
 
     async def poll(self) -> None:
-        stat = _stat(self.path)
+        stat = stamp(self.path)
         self._since_hash += STAT_INTERVAL
         if stat == self._stat and self._since_hash < HASH_INTERVAL:
             return
@@ -85,10 +85,3 @@ class ConfigReloader:
             )
         self.failed_hash = failed
 
-
-def _stat(path: str) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
