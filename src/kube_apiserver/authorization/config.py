@@ -5,6 +5,7 @@ buildAuthorizationConfiguration does; validated with upstream's field errors."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,7 +235,7 @@ def _connection_errors(spec: WebhookSpec, path: fld.Path) -> list[fld.FieldError
     except OSError as err:
         return [fld.invalid(file_path, spec.kubeconfig_file,
                             f"error loading file: stat {spec.kubeconfig_file}: {(err.strerror or '').lower()}")]
-    if not os.path.isfile(spec.kubeconfig_file) or st.st_size < 0:
+    if not stat.S_ISREG(st.st_mode):
         return [fld.invalid(file_path, spec.kubeconfig_file, "must be a regular file")]
     return []
 

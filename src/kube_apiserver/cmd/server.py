@@ -68,7 +68,7 @@ from ..storage.factory import StorageFactory
 from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
 from ..storage.sqlite import SQLiteKV
-from ..webhook.generic import ConfigError, GenericWebhook
+from ..webhook.generic import REQUEST_TIMEOUT, ConfigError, GenericWebhook
 from . import admin
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
@@ -139,17 +139,16 @@ def new_authenticator(opts: CompletedOptions, admin_token: str, service_accounts
     return UnionAuthenticator(authenticators, anonymous), reviewer
 
 
-def _webhook(path: str, what: str) -> GenericWebhook:
+def _webhook(path: str, what: str, timeout: float = REQUEST_TIMEOUT) -> GenericWebhook:
     """The webhook of a kubeconfig file; a file that does not load stops the start in one line."""
     try:
-        return GenericWebhook.from_file(path)
+        return GenericWebhook.from_file(path, timeout=timeout)
     except ConfigError as err:
         raise SystemExit(f"Error: unable to load the {what} configuration {path}: {err}") from None
 
 
 def new_webhook_authorizer(name: str, spec: WebhookSpec, measured: AuthorizationMetrics) -> WebhookAuthorizer:
-    webhook = _webhook(spec.kubeconfig_file, "authorization webhook")
-    webhook.timeout = spec.timeout
+    webhook = _webhook(spec.kubeconfig_file, "authorization webhook", spec.timeout)
     return WebhookAuthorizer(webhook, spec.subject_access_review_version,
                              spec.authorized_ttl if spec.cache_authorized else 0.0,
                              spec.unauthorized_ttl if spec.cache_unauthorized else 0.0,

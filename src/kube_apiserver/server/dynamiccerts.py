@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-import os
 import ssl
 from dataclasses import dataclass
 
 from cryptography import x509
 from cryptography.x509.oid import NameOID
+
+from ..apimachinery.filewatch import stamp
 
 log = logging.getLogger("kube_apiserver.server")
 POLL_SECONDS = 1.0  # how soon a changed file is noticed (upstream: fsnotify, and a re-read every minute)
@@ -109,15 +110,8 @@ class ServingCertificates:
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
 
-    def _stat(self) -> dict[str, tuple[int, int] | None]:
-        stamps: dict[str, tuple[int, int] | None] = {}
-        for path in self.options.files():
-            try:
-                st = os.stat(path)
-                stamps[path] = (st.st_mtime_ns, st.st_size)
-            except OSError:
-                stamps[path] = None
-        return stamps
+    def _stat(self) -> dict[str, tuple[int, int, int] | None]:
+        return {path: stamp(path) for path in self.options.files()}
 
     async def _watch(self) -> None:
         while True:

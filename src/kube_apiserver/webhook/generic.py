@@ -139,8 +139,8 @@ class GenericWebhook:
         self._lifetime: AsyncIterator[None] | None = None
 
     @classmethod
-    def from_file(cls, path: str, backoff: Backoff = Backoff()) -> GenericWebhook:
-        return cls(load_kubeconfig(path), backoff)
+    def from_file(cls, path: str, backoff: Backoff = Backoff(), timeout: float = REQUEST_TIMEOUT) -> GenericWebhook:
+        return cls(load_kubeconfig(path), backoff, timeout)
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
