@@ -143,3 +143,11 @@ def test_legacy_flags_are_mutually_exclusive(tmp_path):
             "flags are defined") in errors
     assert not ServerRunOptions.parse(["--data-dir", str(tmp_path), "--authorization-config", path]
                                       ).complete().validate()
+
+
+def test_a_file_that_is_not_yaml_is_one_line(tmp_path):
+    path = tmp_path / "authorization.yaml"
+    path.write_text("garbage: [\n")
+    with pytest.raises(authz_config.ConfigError) as err:
+        authz_config.load_file(str(path))
+    assert str(err.value).startswith("error converting YAML to JSON: ") and "\n" not in str(err.value)

@@ -20,17 +20,22 @@ def decode(data: bytes, kind: str, versions: tuple[str, ...]) -> dict[str, Any]:
     try:
         raw = yaml.safe_load(data)
     except yaml.YAMLError as err:
-        raise ConfigDocumentError(f"error converting YAML to JSON: {err}") from None
+        raise ConfigDocumentError(f"error converting YAML to JSON: {one_line(err)}") from None
     if not isinstance(raw, dict):
         raise ConfigDocumentError("couldn't get version/kind; json parse error: not an object")
     api_version, found = str(raw.get("apiVersion") or ""), str(raw.get("kind") or "")
     if not found:
-        raise ConfigDocumentError(f"Object 'Kind' is missing in '{data.decode(errors='replace').strip()[:200]}'")
+        raise ConfigDocumentError(f"Object 'Kind' is missing in '{one_line(data.decode(errors='replace'))[:200]}'")
     group, _, version = api_version.rpartition("/")
     if group != GROUP or version not in versions or found != kind:
         raise ConfigDocumentError(f'no kind "{found}" is registered for version "{api_version}" in scheme '
                                   '"pkg/runtime/scheme.go:100"')
     return raw
+
+
+def one_line(value: object) -> str:
+    """A message on one line (PyYAML's span several): a start failure is one line."""
+    return " ".join(str(value).split())
 
 
 def unknown_fields(raw: Any, path: str, known: tuple[str, ...]) -> list[str]:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from ...apimachinery import field as fld
+from ...apimachinery.configdoc import one_line
 from ...apimachinery.goduration import parse_duration
 from ...apimachinery.goos import os_error_text
 from .aes import CBCTransformer, GCMTransformer
@@ -156,13 +157,13 @@ def _decode(data: bytes, path: str) -> dict[str, Any]:
     try:
         config = yaml.safe_load(data)
     except yaml.YAMLError as err:
-        raise EncryptionConfigError(f"{prefix}: {_one_line(err)}") from None
+        raise EncryptionConfigError(f"{prefix}: {one_line(err)}") from None
     if not isinstance(config, dict):
         raise EncryptionConfigError(f"{prefix}: couldn't get version/kind; json parse error: not an object")
     api_version, kind = config.get("apiVersion"), config.get("kind")
     if not kind:
         raise EncryptionConfigError(
-            f"{prefix}: Object 'Kind' is missing in '{_one_line(data.decode(errors='replace'))}'"
+            f"{prefix}: Object 'Kind' is missing in '{one_line(data.decode(errors='replace'))}'"
         )
     if api_version != API_VERSION or kind != KIND:
         raise EncryptionConfigError(f'{prefix}: no kind "{kind}" is registered for version "{api_version}"')
@@ -171,10 +172,6 @@ def _decode(data: bytes, path: str) -> dict[str, Any]:
         listed = ", ".join(f'unknown field "{name}"' for name in unknown)
         raise EncryptionConfigError(f"{prefix}: strict decoding error: {listed}")
     return config
-
-
-def _one_line(value: object) -> str:
-    return " ".join(str(value).split())
 
 
 def _unknown_fields(value: Any, schema: Any, path: str) -> list[str]:
