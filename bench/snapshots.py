@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Snapshot, restore and reset of the whole store, with --objects ConfigMaps (1,000 by default): on the storage
 alone, then through /debug/testing/* (--enable-testing-endpoints) of a running `kube-apiserver` (a child
-process on a fresh data dir) with every embedded controller on (its default).
+process on a fresh data dir, on each of --backends: memory, kube_apiserver.testing's default for a temporary
+data dir, and SQLite, the command's) with every embedded controller on (its default), then through the
+library (kube_apiserver.testing.state on an APIServer in this process, as a test calls it).
 
 - snapshot: POST /debug/testing/snapshots with the objects stored;
 - reset:    POST /debug/testing/reset with the objects stored: the restore deletes every one;
@@ -10,12 +12,12 @@ process on a fresh data dir) with every embedded controller on (its default).
 
 Each is timed from the client (request to answer, on one kept-alive connection), best and median of --runs.
 The target: each under 50 ms for 1,000 objects. The writer of a restore is answered once its writes are
-durable; the server's own watchers (every resource's watch cache, the embedded controllers' informers) take
+committed; the server's own watchers (every resource's watch cache, the embedded controllers' informers) take
 the events after that, which costs the server's loop about as much CPU again. "settled" runs start once the
 server is done with the previous run's events (--settle seconds after it, and a consistent list of the
 ConfigMaps); "back to back" runs do not wait, so each also pays for what the previous one left to dispatch.
---server-arg=--controllers=... shows the controllers' share. "storage only" is the same on an SQLiteKV in
-this process, with no watcher.
+--server-arg=--controllers=... shows the controllers' share. "storage only" is the same on a MemoryKV and
+an SQLiteKV in this process, with no watcher.
 
     python bench/snapshots.py
     python bench/snapshots.py --objects 5000 --runs 3 --server-arg=--controllers=namespace
@@ -40,6 +42,7 @@ from typing import Any
 import yaml
 
 from kube_apiserver.storage import snapshot
+from kube_apiserver.storage.memory import MemoryKV
 from kube_apiserver.storage.sqlite import SQLiteKV
 
 HOST = "127.0.0.1"
@@ -132,10 +135,10 @@ def report(name: str, times: list[float], writes: int | None = None) -> None:
     )
 
 
-async def storage_alone(count: int, runs: int) -> None:
-    """storage.snapshot on an SQLiteKV of `count` keys: take, then restore to empty and back (no watcher)."""
+async def storage_alone(kind: type[SQLiteKV] | type[MemoryKV], count: int, runs: int) -> None:
+    """storage.snapshot on a KV of `count` keys: take, then restore to empty and back (no watcher)."""
     with tempfile.TemporaryDirectory() as data_dir:
-        kv = await SQLiteKV.open(data_dir)
+        kv = await kind.open(data_dir)
         try:
             empty = await snapshot.take(kv)
             value = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v" * 200}}).encode()
@@ -155,7 +158,7 @@ async def storage_alone(count: int, runs: int) -> None:
                 restores.append(time.perf_counter() - start)
         finally:
             await kv.close()
-    print(f"storage only: {count} keys in an SQLiteKV, {runs} runs")
+    print(f"storage only: {count} keys in a {kind.__name__}, {runs} runs")
     report("snapshot", takes)
     report("reset", resets, count)
     report("restore", restores, count)
@@ -170,14 +173,14 @@ def settle(client: Client, seconds: float) -> None:
     time.sleep(seconds)
 
 
-def through_server(client: Client, args: argparse.Namespace) -> None:
+def through_server(client: Client, args: argparse.Namespace, backend: str) -> None:
     configmaps(client, args.objects, "v1")
     snapshots: list[float] = []
     for _ in range(args.runs):
         elapsed, body = client.timed("POST", "/debug/testing/snapshots")
         snapshots.append(elapsed)
         full = body["name"]
-    print(f"server, all controllers: {args.objects} ConfigMaps, {args.runs} runs, target < 50 ms each")
+    print(f"server on {backend}, all controllers: {args.objects} ConfigMaps, {args.runs} runs, target < 50 ms each")
     report("snapshot", snapshots)
     for label, pause in (("settled", args.settle), ("back to back", None)):
         resets, restores, written = [], [], {}
@@ -207,16 +210,55 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--settle", type=float, default=0.5, help="seconds a settled run waits before it")
     parser.add_argument("--server-arg", action="append", default=[], help="passed to kube-apiserver")
+    parser.add_argument("--backends", default="memory,sqlite", help="the servers' --storage-backend, in turn")
+    parser.add_argument("--no-library", action="store_true", help="leave out kube_apiserver.testing's run")
     args = parser.parse_args()
-    asyncio.run(storage_alone(args.objects, args.runs))
-    with tempfile.TemporaryDirectory() as data_dir:
-        port = free_port()
-        proc = start_server(data_dir, port, args.server_arg)
-        try:
-            through_server(wait_ready(port, data_dir), args)
-        finally:
-            proc.terminate()
-            proc.wait(30)
+    for kind in (MemoryKV, SQLiteKV):
+        asyncio.run(storage_alone(kind, args.objects, args.runs))
+    for backend in args.backends.split(","):
+        with tempfile.TemporaryDirectory() as data_dir:
+            port = free_port()
+            proc = start_server(data_dir, port, [f"--storage-backend={backend}", *args.server_arg])
+            try:
+                through_server(wait_ready(port, data_dir), args, backend)
+            finally:
+                proc.terminate()
+                proc.wait(30)
+    if not args.no_library:
+        through_library(args)
+
+
+def through_library(args: argparse.Namespace) -> None:
+    """The same through kube_apiserver.testing: an APIServer from a Template in this process (its store in
+    memory, its default for a temporary data dir), state.snapshot/restore/reset, settled runs."""
+    from kube_apiserver.testing import APIServer, Template, state
+
+    template = Template.create()
+    try:
+        with APIServer(args=args.server_arg, template=template) as server:
+            path = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
+            for i in range(args.objects):
+                obj = {"metadata": {"name": f"bench-{i:05d}"}, "data": {"k": "v1"}}
+                if server.request("POST", path, obj).status != 201:
+                    raise SystemExit("creating the ConfigMaps failed")
+            takes, resets, restores = [], [], []
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                full = state.snapshot(server)
+                takes.append(time.perf_counter() - start)
+            for _ in range(args.runs):
+                for timings, operation in ((resets, state.reset), (restores, lambda s: state.restore(s, full))):
+                    server.request("GET", f"{path}?limit=1")
+                    time.sleep(args.settle)
+                    start = time.perf_counter()
+                    operation(server)
+                    timings.append(time.perf_counter() - start)
+    finally:
+        template.remove()
+    print(f"library (thread mode, memory), all controllers: {args.objects} ConfigMaps, {args.runs} runs, settled")
+    report("snapshot", takes)
+    report("reset", resets, args.objects)
+    report("restore", restores, args.objects)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import ssl
+import threading
 from collections.abc import Iterator
 
 import kubernetes.client
@@ -60,6 +62,46 @@ def test_a_given_data_dir_is_kept(tmp_path, template: Template) -> None:
     assert os.path.exists(os.path.join(data_dir, "state.db"))
     with APIServer(data_dir=data_dir) as again:  # a restart on the same data
         assert again.request("GET", "/api/v1/namespaces/default/configmaps/probe").status == 200
+
+
+def test_a_temporary_server_keeps_its_store_in_memory_from_the_template(template: Template) -> None:
+    """Its data dir is deleted at stop: no database is written there, the template's is only read."""
+    with APIServer(template=template) as server:
+        assert server.request("POST", "/api/v1/namespaces/default/configmaps", CONFIGMAP).status == 201
+        assert server.request("GET", "/api/v1/namespaces/default/configmaps/probe").status == 200
+        # the template's bootstrap objects are there, and nothing writes to the copied database
+        assert server.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin").status == 200
+        stored = os.path.join(server.data_dir, "state.db")
+        assert not os.path.exists(stored + "-wal") or os.path.getsize(stored + "-wal") == 0
+        assert os.path.getmtime(stored) == os.path.getmtime(os.path.join(template.directory, "state.db"))
+
+
+def test_a_template_is_made_on_sqlite_whatever_its_args_say() -> None:
+    made = Template.create(["--storage-backend", "memory"])
+    try:
+        assert os.path.exists(os.path.join(made.directory, "state.db"))
+    finally:
+        made.remove()
+
+
+def test_a_threads_requests_share_one_kept_alive_connection(template: Template) -> None:
+    with APIServer(template=template) as server:
+        made: list[object] = []
+        connect = server.connection
+        server.connection = lambda timeout=30.0: made.append(timeout) or connect(timeout)  # type: ignore[method-assign]
+        for _ in range(3):
+            assert server.request("GET", "/api/v1/namespaces/default").status == 200
+        assert len(made) == 1
+        other: list[int] = []
+        worker = threading.Thread(target=lambda: other.append(server.request("GET", "/readyz").status))
+        worker.start()
+        worker.join()
+        assert other == [200] and len(made) == 2  # a thread of its own, a connection of its own
+        # one the server closed (here: shut down under it) is not reused: the request goes on a new one
+        kept = server._connections._local.conn
+        kept.sock.shutdown(socket.SHUT_RDWR)
+        assert server.request("GET", "/api/v1/namespaces/default").status == 200
+        assert len(made) == 3
 
 
 def test_two_servers_in_one_process_are_isolated(template: Template) -> None:

@@ -67,7 +67,6 @@ from ..storage import interface as storage
 from ..storage.factory import StorageFactory
 from ..storage.kv import KV
 from ..storage.objectstore import ObjectStore
-from ..storage.sqlite import SQLiteKV
 from ..webhook.generic import REQUEST_TIMEOUT, ConfigError, GenericWebhook
 from . import admin
 from .admission import AdmissionPlugins, new_admission
@@ -292,7 +291,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     extra.nodes = opts.nodes
     extra.terminated_pod_gc_threshold = opts.terminated_pod_gc_threshold
     extra.authentication_info = _authentication_info(opts.authentication)
-    _configure_replica(opts, extra, exclusive=shared_kv is None and isinstance(kv, SQLiteKV))
+    _configure_replica(opts, extra, exclusive=shared_kv is None and getattr(kv, "exclusive", False))
     return ServerConfig(generic.complete(), extra, serving, admin_token, rbac_source, admission, loopback, informers,
                         opts.enable_testing_endpoints, opts.authentication.proxy_client())
 

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 
 from ..apimachinery.wait import Periodic
 from ..server.metrics import Registry
-from ..server.options.etcd import STORAGE_TYPE_ETCD3, EtcdOptions, parse_etcd_servers_overrides
+from ..server.options.etcd import (
+    STORAGE_TYPE_ETCD3,
+    STORAGE_TYPE_MEMORY,
+    EtcdOptions,
+    parse_etcd_servers_overrides,
+)
 from ..storage.compactor import Compactor
 from ..storage.factory import StorageFactory
 from ..storage.kv import KV
@@ -65,11 +70,17 @@ class StorageBackend:
 async def open_storage(
     opts: EtcdOptions, data_dir: str, new_store: Callable[[KV], ObjectStore]
 ) -> StorageBackend:
-    """SQLite under the data dir (locked: one server per directory), or etcd3 at --etcd-servers."""
+    """SQLite under the data dir (locked: one server per directory), memory (the data dir locked too, its
+    database, if any, the starting state), or etcd3 at --etcd-servers."""
+    if opts.storage_backend == STORAGE_TYPE_MEMORY:
+        from ..storage.memory import MemoryKV
+
+        kv: KV = await MemoryKV.open(data_dir)
+        return StorageBackend(kv, new_store(kv), _kvs=[kv])
     if opts.storage_backend != STORAGE_TYPE_ETCD3:
         from ..storage.sqlite import SQLiteKV
 
-        kv: KV = await SQLiteKV.open(data_dir)
+        kv = await SQLiteKV.open(data_dir)
         return StorageBackend(kv, new_store(kv), _kvs=[kv])
     kv = await _open_etcd(opts, opts.etcd_servers)
     backend = StorageBackend(kv, new_store(kv), _kvs=[kv])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..apimachinery import errors
@@ -71,6 +71,9 @@ def _rv(value: str) -> int:
 
 
 Decode = Callable[[str, bytes, int], Object]  # key, stored value, revision -> object
+# A deleted key's last state as the watch's reader holds it (a watch cache), with resourceVersion set to the
+# delete's revision; None: not held, the stored value is decoded.
+Deleted = Callable[[str, int], Object | None]
 
 
 class ObjectStore:
@@ -254,7 +257,9 @@ class ObjectStore:
 
     async def watch(self, key_prefix: str, resource_version: str, predicate: Predicate | None = None,
                     send_initial_events: bool | None = None, allow_bookmarks: bool = False,
-                    progress_notify: bool = False) -> ObjectWatcher:
+                    progress_notify: bool = False, deleted: Deleted | None = None) -> ObjectWatcher:
+        """`deleted`: for a reader that keeps every object it was given (a watch cache) and is done with each
+        event before it asks for the next: asked for a deleted key's last state instead of decoding it."""
         requested = _rv(resource_version)
         compacted = await self.kv.compacted_revision()
         if requested and requested < compacted:
@@ -271,7 +276,8 @@ class ObjectStore:
             if send_initial_events is True and allow_bookmarks:  # a watch-list's: ends with the marked bookmark
                 end_bookmark = _bookmark(requested, {INITIAL_EVENTS_END: "true"})
         stream = self.kv.watch(key_prefix, end, requested + 1)
-        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested, self._decode)
+        return ObjectWatcher(stream, initial, predicate, progress_notify, end_bookmark, requested, self._decode,
+                             deleted)
 
 
 def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> WatchEvent:
@@ -281,11 +287,14 @@ def _bookmark(revision: int, annotations: dict[str, str] | None = None) -> Watch
     return WatchEvent(BOOKMARK, {"metadata": meta}, revision)
 
 
-def _transform(event: KVEvent, predicate: Predicate | None, decode: Decode) -> WatchEvent | None:
+def _transform(event: KVEvent, predicate: Predicate | None, decode: Decode, deleted: Deleted | None = None,
+               ) -> WatchEvent | None:
     """One KV event as the watcher sees it, with selector transitions (k8s etcd3 watcher.transform)."""
     key = event.key
     if event.type == DELETE:
-        old = decode(key, event.prev_value, event.revision) if event.prev_value else _deleted_unknown(event.revision)
+        old = deleted(key, event.revision) if deleted is not None else None
+        if old is None:
+            old = decode(key, event.prev_value, event.revision) if event.prev_value else _deleted_unknown(event.revision)
         if predicate is None or predicate(old):
             return WatchEvent(DELETED, old, event.revision)
         return None
@@ -310,9 +319,10 @@ class ObjectWatcher:
 
     def __init__(self, stream: AsyncIterator[KVBatch], initial: list[KeyValue], predicate: Predicate | None,
                  progress_notify: bool = False, end_bookmark: WatchEvent | None = None, revision: int = 0,
-                 decode: Decode | None = None):
+                 decode: Decode | None = None, deleted: Deleted | None = None):
         self._stream = stream
         self._decode = decode or _plain_decode
+        self._deleted = deleted
         self._initial = iter(initial)
         self._end_bookmark = end_bookmark
         self._pending: deque[WatchEvent] = deque()
@@ -342,11 +352,23 @@ class ObjectWatcher:
                 if self._progress_notify:
                     return _bookmark(batch.revision)
                 continue
-            self._pending.extend(e for e in (_transform(ev, self._predicate, self._decode) for ev in batch.events)
-                                 if e is not None)
+            self._pending.extend(e for e in self._transform_batch(batch.events) if e is not None)
         event = self._pending.popleft()
         self._revision = max(self._revision, event.revision)
         return event
+
+    def _transform_batch(self, events: list[KVEvent]) -> Iterator[WatchEvent | None]:
+        """The batch's events, transformed before the reader takes the first: a key written earlier in the
+        same batch is not in the reader's hands yet, so its delete is decoded."""
+        deleted, predicate, decode = self._deleted, self._predicate, self._decode
+        if deleted is None or len(events) == 1:
+            for event in events:
+                yield _transform(event, predicate, decode, deleted)
+            return
+        written: set[str] = set()
+        for event in events:
+            yield _transform(event, predicate, decode, None if event.key in written else deleted)
+            written.add(event.key)
 
     async def _next_initial(self) -> WatchEvent | None:
         """The next initial object as ADDED (then the end bookmark), or None once they are all out."""

@@ -81,6 +81,17 @@ def test_overrides_are_refused_with_sqlite():
     ]
 
 
+def test_the_memory_backend_is_taken_and_refuses_etcd_flags_as_sqlite_does():
+    assert errors_for("--storage-backend=memory") == []
+    assert errors_for("--storage-backend=memory", "--etcd-servers=http://10.0.0.3:2379") == [
+        "--etcd-servers is only used with --storage-backend=etcd3"
+    ]
+    assert errors_for("--storage-backend=disk") == [
+        "--storage-backend invalid, allowed values: etcd3, sqlite, memory. If not specified, it will default to "
+        "'sqlite'"
+    ]
+
+
 def test_an_override_covers_the_resource_and_its_group_qualified_keys():
     assert override_key_prefixes("", "events") == ["/registry/events"]
     assert override_key_prefixes("apps", "deployments") == [

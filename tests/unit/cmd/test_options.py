@@ -321,7 +321,7 @@ def test_secure_port_zero_is_an_ephemeral_port():
 def test_all_errors_are_aggregated():
     errors = errors_for("--secure-port=-1", "--storage-backend=foo", "--authorization-mode=Foo")
     assert errors == [
-        "--storage-backend invalid, allowed values: etcd3, sqlite. If not specified, it will default to 'sqlite'",
+        "--storage-backend invalid, allowed values: etcd3, sqlite, memory. If not specified, it will default to 'sqlite'",
         "--secure-port -1 must be between 1 and 65535, inclusive. It cannot be turned off with 0",
         'authorization-mode "Foo" is not a valid mode',
     ]

@@ -1,6 +1,6 @@
-"""Both KV backends for the storage tests: the `open_kv` fixture (SQLite with lease expiry running as the server
-runs it, or etcd3 over the module's real etcd) and `on_each_backend`, which runs an async test on a fresh store
-with keys under a prefix of its own (etcd is shared by the module)."""
+"""The KV backends for the storage tests: the `open_kv` fixture (SQLite or memory with lease expiry running as
+the server runs it, or etcd3 over the module's real etcd) and `on_each_backend`, which runs an async test on a
+fresh store with keys under a prefix of its own (etcd is shared by the module)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _prefixes = itertools.count()
 OpenKV = Callable[[], Awaitable[KV]]
 
 
-@pytest.fixture(params=["sqlite", "etcd3"])
+@pytest.fixture(params=["sqlite", "memory", "etcd3"])
 def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
     if request.param == "sqlite":
         from kube_apiserver.storage.sqlite import SQLiteKV
@@ -40,6 +40,23 @@ def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
             return kv
 
         return open_sqlite
+    if request.param == "memory":
+        from kube_apiserver.storage.memory import MemoryKV
+
+        async def open_memory() -> KV:
+            kv = await MemoryKV.open(str(tmp_path))
+            expiry = Periodic("lease expiry", LEASE_EXPIRY_PERIOD, kv.expire_leases)
+            expiry.start()
+            close = kv.close
+
+            async def close_all() -> None:
+                await expiry.stop()
+                await close()
+
+            kv.close = close_all  # type: ignore[method-assign]
+            return kv
+
+        return open_memory
     cluster = request.getfixturevalue("etcd")
     from kube_apiserver.storage.etcd3 import EtcdKV
 

@@ -66,8 +66,8 @@ async def test_a_watch_sees_the_restore_as_events(kv: KV, p: str) -> None:
 
 @run
 async def test_namespaces_come_back_before_their_objects_and_go_after_them(kv: KV, p: str) -> None:
-    if not isinstance(kv, snapshot_sqlite_kv()):
-        pytest.skip("etcd takes the writes concurrently: only SQLite commits them in order")
+    if not isinstance(kv, embedded_kvs()):
+        pytest.skip("etcd takes the writes concurrently: only the embedded backends commit them in order")
     namespace, item = "/registry/namespaces/snap-ns", "/registry/configmaps/snap-ns/cm"
     created_ns = await kv.create(namespace, b"ns")
     created_cm = await kv.create(item, b"cm")
@@ -83,10 +83,13 @@ async def test_namespaces_come_back_before_their_objects_and_go_after_them(kv: K
     await stream.aclose()
 
 
-def snapshot_sqlite_kv() -> type:
+def embedded_kvs() -> tuple[type, ...]:
+    """The embedded backends: they commit a batch's writes in order, and keep a lease to the fraction of a
+    second."""
+    from kube_apiserver.storage.memory import MemoryKV
     from kube_apiserver.storage.sqlite import SQLiteKV
 
-    return SQLiteKV
+    return SQLiteKV, MemoryKV
 
 
 async def _keys_seen(stream: Any, count: int) -> list[str]:
@@ -152,7 +155,7 @@ async def test_a_snapshot_larger_than_a_page_is_read_at_one_revision(kv: KV, p: 
 
 @run
 async def test_written_back_keys_get_the_ttl_asked_for(kv: KV, p: str) -> None:
-    if not isinstance(kv, snapshot_sqlite_kv()):
+    if not isinstance(kv, embedded_kvs()):
         pytest.skip("etcd's leases last whole seconds")
     event = p + "event"
     created = await kv.create(event, b"e1")

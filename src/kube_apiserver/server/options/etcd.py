@@ -16,7 +16,8 @@ from kube_apiserver.cli.flagset import FlagSet
 
 STORAGE_TYPE_SQLITE = "sqlite"
 STORAGE_TYPE_ETCD3 = "etcd3"
-STORAGE_TYPES = (STORAGE_TYPE_ETCD3, STORAGE_TYPE_SQLITE)
+STORAGE_TYPE_MEMORY = "memory"
+STORAGE_TYPES = (STORAGE_TYPE_ETCD3, STORAGE_TYPE_SQLITE, STORAGE_TYPE_MEMORY)
 DEFAULT_STORAGE_TYPE = STORAGE_TYPE_SQLITE
 DATA_DIR_ENV = "KUBE_APISERVER_DATA_DIR"
 DEFAULT_ETCD_PREFIX = "/registry"  # SQLite's keys are always under it
@@ -160,7 +161,7 @@ class EtcdOptions:
             errors.append("--etcd-compaction-interval can not be negative value")
         if self.data_dir and os.path.exists(self.data_dir) and not os.path.isdir(self.data_dir):
             errors.append(f"--data-dir {quote(self.data_dir)} is not a directory")
-        if self.storage_backend == STORAGE_TYPE_SQLITE:
+        if self.storage_backend in (STORAGE_TYPE_SQLITE, STORAGE_TYPE_MEMORY):
             errors.extend(
                 f"--{flag} is only used with --storage-backend=etcd3" for flag in self._etcd_flags_set()
             )
@@ -180,7 +181,8 @@ class EtcdOptions:
 
 
 _STORAGE_BACKEND_HELP = (
-    "The storage backend for persistence. Options: 'sqlite' (default: a database in --data-dir), 'etcd3'."
+    "The storage backend for persistence. Options: 'sqlite' (default: a database in --data-dir), 'etcd3', "
+    "'memory' (this process's memory: lost when the server stops; for tests)."
 )
 _OVERRIDES_HELP = (
     "Per-resource etcd servers overrides, comma separated. The individual override format: "

@@ -73,7 +73,8 @@ class Cacher:
         listed = await self.store.get_list(self.key_prefix, ListOptions())
         objects = {self._key(o): o for o in listed.items}
         self.cache.replace(objects, listed.resource_version)
-        stream = await self.store.watch(self.key_prefix, str(listed.resource_version), progress_notify=True)
+        stream = await self.store.watch(self.key_prefix, str(listed.resource_version), progress_notify=True,
+                                        deleted=self._last_state)
         self._ready.set()
         async for event in stream:
             if event.type == BOOKMARK:
@@ -82,6 +83,14 @@ class Cacher:
             cached = self.cache.process(event.type, self._key(event.object), event.object, event.revision)
             for watcher in list(self.watchers):
                 watcher.add(cached)
+
+    def _last_state(self, key: str, revision: int) -> Object | None:
+        """A deleted object as the cache holds it (the state the delete ends), at the delete's revision: a
+        reset of a thousand objects decodes none of them again."""
+        obj = self.cache.objects.get(key)
+        if obj is None:
+            return None
+        return {**obj, "metadata": {**(obj.get("metadata") or {}), "resourceVersion": str(revision)}}
 
     def _key(self, obj: Object) -> str:
         meta = obj.get("metadata") or {}

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ...apimachinery.goos import os_error_text
 from .. import kv
+from ..datadir import StorageOpenError, claim
 from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
+from ..watchers import Watchers, follow
 from . import schema
 
 CREATE, UPDATE, REMOVE = 0, 1, 2
@@ -28,6 +28,7 @@ HISTORY_CHUNK = 1000
 MAX_BATCH = 1000
 MAX_INT64 = (1 << 63) - 1  # SQLite's integers
 COMPACT_BATCH_REVISIONS = 5_000  # a transaction takes tens of milliseconds
+STATE_FILE = "state.db"
 SELECT_CHUNK = 512  # keys per query reading a batch's rows (SQLite bounds a statement's parameters)
 
 
@@ -62,13 +63,6 @@ class _Op:
     index: int = 0  # its place in the group's results
 
 
-@dataclass(slots=True, eq=False)
-class _Watcher:
-    start: str
-    end: str
-    queue: asyncio.Queue[KVBatch | None] = field(default_factory=asyncio.Queue)
-
-
 def _connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     for pragma in schema.PRAGMAS:
@@ -76,37 +70,13 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-class StorageOpenError(OSError):
-    """The data directory or its database cannot be used; the message is one line naming the path."""
-
-
-def _path_error(op: str, path: str, err: OSError) -> StorageOpenError:
-    return StorageOpenError(os_error_text(op, path, err))
-
-
-def lock_data_dir(data_dir: str) -> int:
-    """An exclusive lock on <data-dir>/lock for the life of the store (released when its file is closed,
-    or when the process ends): a second server on the same directory would corrupt what the first
-    serves from memory. Returns the lock file's descriptor."""
-    path = os.path.join(data_dir, "lock")
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    except OSError as err:
-        raise _path_error("open", path, err) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StorageOpenError(f"data directory {data_dir} is in use by another kube-apiserver "
-                               f"(it holds {path})") from None
-    return fd
-
-
 def _kv(row: tuple | None) -> KeyValue | None:
     return KeyValue(row[0], row[1], row[2], row[3]) if row else None
 
 
 class SQLiteKV:
+    exclusive = True  # its file is locked: one process serves from it, no other replica
+
     def __init__(self, path: str, lock_fd: int | None = None):
         self.path = path
         self._lock_fd = lock_fd
@@ -125,7 +95,7 @@ class SQLiteKV:
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="sqlite-reader")
         self._pending: list[_Op] = []
         self._wakeup = asyncio.Event()
-        self._watchers: set[_Watcher] = set()
+        self._watchers = Watchers()
         self._committing = False  # a batch is on the writer thread: committed, maybe, but not published
         self._progress_asked = False  # a progress request came meanwhile: answered again once it is
         self._closed = False
@@ -133,11 +103,7 @@ class SQLiteKV:
 
     @classmethod
     async def open(cls, data_dir: str) -> SQLiteKV:
-        try:
-            os.makedirs(data_dir, mode=0o700, exist_ok=True)
-        except OSError as err:
-            raise _path_error("mkdir", data_dir, err) from None
-        return cls(os.path.join(data_dir, "state.db"), lock_data_dir(data_dir))
+        return cls(os.path.join(data_dir, STATE_FILE), claim(data_dir))
 
     def _release_lock(self) -> None:
         if self._lock_fd is not None:
@@ -206,7 +172,7 @@ class SQLiteKV:
                 # take the batch; a single write's after them, as before (its writer may read the watch
                 # cache at once).
                 _answer(batch, results, grouped=True)
-                self._publish(events)
+                self._watchers.publish(events)
                 if self._progress_asked:
                     self._progress_asked = False
                     self.request_progress()
@@ -356,28 +322,19 @@ class SQLiteKV:
     # ---- watch ----
 
     async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
-        watcher = _Watcher(start, end)
         published = self._revision
         if 0 < start_revision <= self._compacted:
             raise kv.CompactedError(start_revision, self._compacted)
-        self._watchers.add(watcher)
+        watcher = self._watchers.add(start, end)
         try:
             if 0 < start_revision <= published:
                 async for events in self._history(start, end, start_revision, published):
                     yield KVBatch(events, events[-1].revision)
                 yield KVBatch([], published)
-            while True:
-                batch = await watcher.queue.get()
-                if batch is None:
-                    return
-                if start_revision > published and batch.events:
-                    events = [e for e in batch.events if e.revision >= start_revision]
-                    if not events:
-                        continue
-                    batch = KVBatch(events, batch.revision)
+            async for batch in follow(watcher, start_revision, published):
                 yield batch
         finally:
-            self._watchers.discard(watcher)
+            self._watchers.remove(watcher)
 
     async def _history(self, start: str, end: str, first: int, last: int) -> AsyncIterator[list[KVEvent]]:
         loop = asyncio.get_running_loop()
@@ -391,31 +348,12 @@ class SQLiteKV:
     def _history_rows(self, start: str, end: str, first: int, last: int) -> list[tuple]:
         return self._read_conn.execute(schema.HISTORY, (first, last, start, end, HISTORY_CHUNK)).fetchall()
 
-    def _publish(self, events: list[KVEvent]) -> None:
-        """Each watcher gets the batch's events in its range. Every resource's watch cache and informer
-        watches here, so a write is compared with each range once (its keys' bounds), not per event."""
-        if not events:
-            return
-        revision = events[-1].revision
-        first = min(e.key for e in events) if len(events) > 1 else events[0].key
-        last = max(e.key for e in events) if len(events) > 1 else first
-        for watcher in self._watchers:
-            if last < watcher.start or watcher.end <= first:
-                continue  # no key of the batch in the range: the usual case
-            if watcher.start <= first and last < watcher.end:
-                matching = events  # read-only for every receiver: shared, not copied
-            else:
-                matching = [e for e in events if watcher.start <= e.key < watcher.end]
-            if matching:
-                watcher.queue.put_nowait(KVBatch(matching, revision))
-
     def request_progress(self) -> None:
         # A batch being committed may be what the asker waits for (current_revision counts it as soon as
         # it is committed): it is answered again when that batch is published, not a poll later.
         if self._committing:
             self._progress_asked = True
-        for watcher in self._watchers:
-            watcher.queue.put_nowait(KVBatch([], self._revision))
+        self._watchers.progress(self._revision)
 
     @property
     def progress_requests_supported(self) -> bool:
@@ -460,8 +398,7 @@ class SQLiteKV:
         self._closed = True
         self._wakeup.set()
         await self._write_task
-        for watcher in self._watchers:
-            watcher.queue.put_nowait(None)
+        self._watchers.close()
         self._writer.shutdown(wait=True)
         self._reader.shutdown(wait=True)
         for conn in (self._write_conn, self._read_conn, self._loop_conn):
@@ -493,3 +430,17 @@ def _history_event(row: tuple) -> KVEvent:
     if deleted:
         return KVEvent(DELETE, key, b"", rev, create_rev, value)
     return KVEvent(PUT, key, value, rev, create_rev, prev)
+
+
+def read_state(path: str) -> tuple[list[KeyValue], int]:
+    """Every key of the database at `path` and its revision, read without locking or changing it (another
+    store starts from what a template holds)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(schema.RANGE_CURRENT, ("", "\U0010ffff", -1)).fetchall()
+        revision = conn.execute(schema.SELECT_REVISION).fetchone()[0]
+    except sqlite3.Error as err:
+        raise StorageOpenError(f"unable to read the database {path}: {err}") from None
+    finally:
+        conn.close()
+    return [KeyValue(r[0], r[1], r[2], r[3]) for r in rows], revision
