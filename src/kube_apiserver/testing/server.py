@@ -23,6 +23,7 @@ kube-apiserver does (~0.1 s to ready instead of ~0.3-0.9 s; bench/testing_server
 from __future__ import annotations
 
 import asyncio
+import gc
 import http.client
 import json
 import os
@@ -576,6 +577,16 @@ class _ThreadRunner:
                 pass
         if self.thread is not None:
             self.thread.join(self.server.timeout)
+            if not self.thread.is_alive():
+                _collect_stopped_server()
+
+
+def _collect_stopped_server() -> None:
+    """A stopped server leaves its whole object graph (~20k objects: routes, stores, informers, tasks) as
+    cyclic garbage. Collected here, at stop (~50-90 ms), rather than by the full collection that the next
+    server's start would otherwise trigger every other time (~100-160 ms then, the live server's objects walked
+    too, and that start's time to ready with it)."""
+    gc.collect()
 
 
 class _ProcessRunner:
