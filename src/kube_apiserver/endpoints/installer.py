@@ -7,7 +7,7 @@ import base64
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol
 
 from ..apimachinery import errors
 from ..apimachinery.managedfields import FieldManager
@@ -32,6 +32,32 @@ VERBS: dict[str, tuple[type, VerbHandler]] = {
     "update": (rest.Updater, update.update),
     "watch": (rest.Watcher, watch.watch),
 }
+
+
+def _protocol_members(protocol: type) -> tuple[str, ...]:
+    """The names a runtime-checkable Protocol requires (its methods and annotated attributes, inherited ones
+    too), as isinstance() finds them on every call."""
+    names: set[str] = set()
+    for base in protocol.__mro__:
+        if base in (object, Protocol, Generic):
+            continue
+        names.update(n for n in (*vars(base), *getattr(base, "__annotations__", {})) if not n.startswith("_"))
+    return tuple(sorted(names))
+
+
+# isinstance() against a runtime-checkable Protocol walks the protocol's classes for its members on every call
+# (~25 us): ten checks per storage, ~110 storages, ~25 ms of every start. Their members are read once here.
+_MEMBERS = {p: _protocol_members(p) for p in (*(iface for iface, _ in VERBS.values()), rest.Connecter)}
+
+
+def implements(storage: object, protocol: type) -> bool:
+    """isinstance(storage, protocol) for the REST interfaces above: every member present, a method not None."""
+    for name in _MEMBERS[protocol]:
+        if not hasattr(storage, name):
+            return False
+        if callable(getattr(protocol, name, None)) and getattr(storage, name) is None:
+            return False
+    return True
 
 
 def storage_version_hash(group: str, version: str, kind: str) -> str:
@@ -84,7 +110,7 @@ class APIGroupVersion:
             # Listers convert to tables (a default one at least); other storages only if they say how
             # (rest.TableConvertor): reviews, bindings, evictions and token requests do not.
             table = getattr(storage, "table", None)
-            if table is None and isinstance(storage, rest.Lister):
+            if table is None and implements(storage, rest.Lister):
                 table = default_table_convertor()
             info = storage.info
             schema = self.schemas.for_kind(info.group, info.version, info.kind)
@@ -92,8 +118,8 @@ class APIGroupVersion:
             manager = FieldManager(schema, info.api_version, kind=info.kind, reset_fields=reset)
             scope = RequestScope(info, storage, table=table, schema=schema, field_manager=manager,
                                  warnings=tuple(getattr(storage, "warnings", ())), **self.scope_options)
-            handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if isinstance(storage, iface)}
-            if isinstance(storage, rest.Connecter):
+            handlers = {verb: handler for verb, (iface, handler) in VERBS.items() if implements(storage, iface)}
+            if implements(storage, rest.Connecter):
                 handlers = dict.fromkeys(storage.connect_verbs, connect.connect)
             routes[path] = ResourceRoutes(scope, handlers)
         return routes
