@@ -1,9 +1,8 @@
 """Start-to-ready and stop times of kube_apiserver.testing.APIServer: in-process (a fresh data dir, one with a
 shared PKI, one copied from a bootstrapped Template) and as a subprocess, next to envtest's and kind's
 published start times. Start-to-ready: from APIServer.start() to /readyz answering 200 (every post-start hook
-done, the server's informers synced); the embedded controllers start once it is ready (as kube-controller-manager
-starts once its API server answers), so a first request made at once shares the loop with their first lists:
-"first answer" is start to a GET answered right after. Stop: until the server's thread has ended and its
+done, the server's and the embedded controllers' informers synced); "first answer" is start to a GET answered
+right after. Stop: until the server's thread has ended and its
 garbage is collected (which the next start would otherwise pay for, every other time). The first start of the
 process, which imports the server, is shown apart.
 

@@ -138,9 +138,7 @@ class Instance:
         controllers.nodes = extra.nodes
         controllers.terminated_pod_gc_threshold = extra.terminated_pod_gc_threshold
         self.generic_api_server.controllers = controllers  # type: ignore[attr-defined]  # the aggregator adds to its discovery
-        # Once the server is ready, as kube-controller-manager starts once its API server answers: their
-        # informers' first lists would otherwise compete with the bootstrap for the one event loop.
-        self.generic_api_server.add_post_ready_hook("start-embedded-controllers", controllers.start)
+        self.generic_api_server.add_post_start_hook("start-embedded-controllers", controllers.start)
         self.generic_api_server.add_pre_shutdown_hook("stop-embedded-controllers", controllers.stop)
 
     def _add_identity_lease(self) -> None:

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import orjson
 
 from ..apimachinery import errors
 from ..apimachinery.openapischema import SchemaSource
-from ..apimachinery.wait import cancel_and_wait
 from ..endpoints.discovery import GroupVersionDiscovery
 from ..endpoints.handlers.responses import write_status_error
 from ..endpoints.http import Handler, Request, Response
@@ -32,7 +30,6 @@ from .restful import APIContainer
 from .serving import SecureServingInfo, serve
 
 log = logging.getLogger("kube_apiserver.server")
-READY_RECHECK_SECONDS = 0.01  # the post-ready hooks' wait asks the readiness checks this often
 
 
 class DelegationTarget(Protocol):
@@ -126,9 +123,6 @@ class GenericAPIServer:
     def add_post_start_hook(self, name: str, hook: Hook) -> None:
         self.hooks.add_post_start_hook(name, hook)
 
-    def add_post_ready_hook(self, name: str, hook: Hook) -> None:
-        self.hooks.add_post_ready_hook(name, hook)
-
     def add_pre_shutdown_hook(self, name: str, hook: Hook) -> None:
         self.hooks.add_pre_shutdown_hook(name, hook)
 
@@ -156,11 +150,8 @@ class GenericAPIServer:
         healthz.install_handler(mux, "/healthz", lambda: [healthz.PING, *self.healthz_checks])
         live_hook_checks = [_delayed(check, self.config.livez_grace_period) for check in hook_checks]
         healthz.install_handler(mux, "/livez", lambda: [healthz.PING, *self.livez_checks, *live_hook_checks])
-
-        def readiness() -> list[healthz.HealthChecker]:
-            return [healthz.PING, *self.readyz_checks, *hook_checks, shutdown]
-
-        healthz.install_handler(mux, "/readyz", readiness)
+        healthz.install_handler(mux, "/readyz",
+                                lambda: [healthz.PING, *self.readyz_checks, *hook_checks, shutdown])
         mux.handle("/version", _json_handler(self.config.version))
         mux.handle("/version/", _json_handler(self.config.version))
         mux.handle("/metrics", metrics_handler(self.config.metrics))
@@ -170,7 +161,7 @@ class GenericAPIServer:
         mux.handle_prefix("/openapi/v3/", self.config.openapi.serve_document)
         mux.handle("/openapi/v2", OpenAPIV2Service(self.config.openapi).serve)
         mux.handle("/", self._index)
-        return PreparedGenericAPIServer(self, readiness)
+        return PreparedGenericAPIServer(self)
 
     async def _index(self, req: Request) -> Response:
         body = orjson.dumps({"paths": self.listed_paths()}, option=orjson.OPT_INDENT_2)
@@ -201,27 +192,8 @@ def _json_handler(doc: dict) -> Handler:
 
 
 class PreparedGenericAPIServer:
-    def __init__(self, server: GenericAPIServer,
-                 readiness: Callable[[], list[healthz.HealthChecker]] = lambda: []):
+    def __init__(self, server: GenericAPIServer):
         self.server = server
-        self.readiness = readiness  # the checks of /readyz
-
-    async def _until_ready(self) -> None:
-        """Until /readyz would answer 200: the post-start hooks are awaited; the other checks have no event
-        to wait on, so they are asked again every READY_RECHECK_SECONDS (only once those hooks are done)."""
-        await self.server.hooks.post_start_hooks_done()
-        while not await healthz.passing(self.readiness()):
-            await asyncio.sleep(READY_RECHECK_SECONDS)
-
-    async def _when_ready(self, stop: asyncio.Event) -> None:
-        """Runs the post-ready hooks once the server is ready, unless it is told to stop before."""
-        ready, stopping = asyncio.ensure_future(self._until_ready()), asyncio.ensure_future(stop.wait())
-        try:
-            await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            await cancel_and_wait(ready, stopping)
-        if not stop.is_set():
-            await self.server.hooks.run_post_ready_hooks()
 
     @staticmethod
     async def _drain(config: Any) -> None:
@@ -241,15 +213,9 @@ class PreparedGenericAPIServer:
         serving.port = http.port  # the real one when asked for port 0
         log.info("Serving securely on %s:%d", serving.host, http.port)
         await server.hooks.run_post_start_hooks()
-        post_ready = asyncio.ensure_future(self._when_ready(stop))
         if started is not None:
             started.set()
-        try:
-            await stop.wait()
-        except asyncio.CancelledError:
-            post_ready.cancel()
-            raise
-        await post_ready  # at once if it was not ready; else once the hooks ran (pre-shutdown undoes them)
+        await stop.wait()
         config.lifecycle.shutdown_initiated.set()
         if config.shutdown_delay:
             await asyncio.sleep(config.shutdown_delay)

@@ -38,14 +38,6 @@ async def _run(checker: HealthChecker) -> str | None:
     return None
 
 
-async def passing(checks: list[HealthChecker]) -> bool:
-    """Whether every check passes, as the endpoint would answer 200."""
-    for checker in checks:
-        if await _run(checker) is not None:
-            return False
-    return True
-
-
 def install_handler(mux: PathRecorderMux, path: str, checks: Callable[[], list[HealthChecker]]) -> None:
     """`checks` is read per request, so hooks added later appear without reinstalling."""
     name = path.strip("/")
