@@ -230,8 +230,8 @@ def main() -> None:
 
 def through_library(args: argparse.Namespace) -> None:
     """The same through kube_apiserver.testing: an APIServer from a Template in this process (its store in
-    memory, its default for a temporary data dir), state.snapshot/restore/reset, settled runs."""
-    from kube_apiserver.testing import APIServer, Template, state
+    memory, its default for a temporary data dir), its snapshot/restore/reset methods, settled runs."""
+    from kube_apiserver.testing import APIServer, Template
 
     template = Template.create()
     try:
@@ -244,10 +244,10 @@ def through_library(args: argparse.Namespace) -> None:
             takes, resets, restores = [], [], []
             for _ in range(args.runs):
                 start = time.perf_counter()
-                full = state.snapshot(server)
+                full = server.snapshot()
                 takes.append(time.perf_counter() - start)
             for _ in range(args.runs):
-                for timings, operation in ((resets, state.reset), (restores, lambda s: state.restore(s, full))):
+                for timings, operation in ((resets, APIServer.reset), (restores, lambda s: s.restore(full))):
                     server.request("GET", f"{path}?limit=1")
                     time.sleep(args.settle)
                     start = time.perf_counter()

@@ -104,6 +104,24 @@ def test_a_threads_requests_share_one_kept_alive_connection(template: Template) 
         assert len(made) == 3
 
 
+def test_in_process_snapshots_restores_and_resets_go_to_the_servers_loop_not_over_https(template: Template) -> None:
+    """The caller's thread waits once for the answer instead of taking turns with the server's at each step
+    of reading an HTTPS response, while the server hands the restore's events to its watchers."""
+    with APIServer(template=template) as server:
+        assert server.request("POST", "/api/v1/namespaces/default/configmaps", CONFIGMAP).status == 201
+        name = server.snapshot()
+
+        def no_https(*args: object, **kwargs: object) -> Response:
+            raise AssertionError("sent over HTTPS")
+
+        server.request = no_https  # type: ignore[method-assign]
+        assert server.reset()["deleted"] >= 1
+        assert server.restore(name)["created"] >= 1
+        assert server.snapshot("again") == "again"
+        del server.request  # the class's again
+        assert server.request("GET", "/api/v1/namespaces/default/configmaps/probe").status == 200
+
+
 def test_two_servers_in_one_process_are_isolated(template: Template) -> None:
     with APIServer(template=template) as first, APIServer(template=template) as second:
         assert first.port != second.port and first.data_dir != second.data_dir

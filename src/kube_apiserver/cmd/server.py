@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -397,9 +398,11 @@ def client_url(opts: CompletedOptions, port: int) -> str:
 
 
 async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
-              started: asyncio.Event | None = None, announce: bool = True) -> None:
+              started: asyncio.Event | None = None, announce: bool = True,
+              serving: Callable[[ServerConfig], None] | None = None) -> None:
     """`announce`: print the URL and kubeconfig for the person who ran the command (not for a library's
-    server, whose caller reads them from its attributes)."""
+    server, whose caller reads them from its attributes). `serving`: told the server's config once it
+    serves (an in-process library server reaches its loopback client there)."""
     log.info("Version: %s", version.GIT_VERSION)
     sources = opts.deterministic.sources()
     if sources is not None:  # before anything starts: every task of this server inherits them
@@ -422,6 +425,8 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
         print(f"kube-apiserver is serving on {url}\n"
               f"admin kubeconfig: {kubeconfig}\n"
               f"  kubectl --kubeconfig {kubeconfig} get namespaces", flush=True)
+    if serving is not None:
+        serving(config)
     if started is not None:
         started.set()
     await running

@@ -5,10 +5,10 @@ comes after is this module's."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from .kv import KVBatch, KVEvent
+from .kv import CompactedError, KVBatch, KVEvent
 
 
 @dataclass(slots=True, eq=False)
@@ -56,6 +56,30 @@ class Watchers:
     def close(self) -> None:
         for watcher in self._watchers:
             watcher.queue.put_nowait(None)
+
+
+History = Callable[[str, str, int, int], AsyncIterator[list[KVEvent]]]  # start, end, first, last revision
+Revisions = Callable[[], tuple[int, int]]  # the newest revision handed to the watchers, the compacted one
+
+
+async def watch(watchers: Watchers, start: str, end: str, start_revision: int, revisions: Revisions,
+                history: History) -> AsyncIterator[KVBatch]:
+    """A KV's watch, from its first step on: refused when `start_revision` is compacted; else the history from
+    it up to the newest revision handed to the watchers then a progress notification at that revision, then
+    what is published after."""
+    published, compacted = revisions()
+    if 0 < start_revision <= compacted:
+        raise CompactedError(start_revision, compacted)
+    watcher = watchers.add(start, end)
+    try:
+        if 0 < start_revision <= published:
+            async for events in history(start, end, start_revision, published):
+                yield KVBatch(events, events[-1].revision)
+            yield KVBatch([], published)
+        async for batch in follow(watcher, start_revision, published):
+            yield batch
+    finally:
+        watchers.remove(watcher)
 
 
 async def follow(watcher: Watcher, start_revision: int, published: int) -> AsyncIterator[KVBatch]:

@@ -313,7 +313,7 @@ class APIServer:
             while True:
                 try:
                     conn = conn or self.connection(timeout=5)
-                    if self._exchange(conn, "GET", "/readyz", None, None, ADMIN).status == 200:
+                    if self._exchange(conn, "GET", "/readyz", None, None, ADMIN)[0].status == 200:
                         return
                 except (OSError, http.client.HTTPException):
                     if conn is not None:
@@ -354,7 +354,7 @@ class APIServer:
         another bearer token, or None for an anonymous request. Sent on this thread's kept-alive connection."""
         conn, kept = self._connections.take(timeout)
         try:
-            resp, will_close = self._exchange_on(conn, method, path, body, headers, token)
+            resp, will_close = self._exchange(conn, method, path, body, headers, token)
         except STALE:
             self._connections.discard(conn)
             if not kept:
@@ -370,17 +370,6 @@ class APIServer:
         return resp
 
     def _exchange(
-        self,
-        conn: http.client.HTTPSConnection,
-        method: str,
-        path: str,
-        body: Any,
-        headers: dict[str, str] | None,
-        token: str | None,
-    ) -> Response:
-        return self._exchange_on(conn, method, path, body, headers, token)[0]
-
-    def _exchange_on(
         self,
         conn: http.client.HTTPSConnection,
         method: str,
@@ -426,19 +415,25 @@ class APIServer:
         """Keeps the whole store as it is now, under `name` (or a generated one); returns the name."""
         from . import state
 
-        return state.snapshot(self, name)
+        return state.snapshot(self._state_channel(), name)
 
     def restore(self, name: str) -> dict[str, Any]:
         """Writes the store back to snapshot `name` (watchers see the changes; resourceVersions move on)."""
         from . import state
 
-        return state.restore(self, name)
+        return state.restore(self._state_channel(), name)
 
     def reset(self) -> dict[str, Any]:
         """Writes the store back to what it held when the server became ready."""
         from . import state
 
-        return state.reset(self)
+        return state.reset(self._state_channel())
+
+    def _state_channel(self) -> Any:
+        """What snapshots, restores and resets are sent through: in this process, the server's own loop (see
+        _ThreadRunner.call); else the endpoint over HTTPS."""
+        runner = self._runner
+        return _InProcessChannel(self, runner) if isinstance(runner, _ThreadRunner) else self
 
     def inject(self, **rule: Any) -> str:
         """A fault rule (testing/faults.py rule_body: verb, resource, namespace, name, user, status, latency,
@@ -528,6 +523,7 @@ class _ThreadRunner:
         self.thread: threading.Thread | None = None
         self.error: BaseException | None = None
         self.started = threading.Event()
+        self.loopback: Any = None  # the server's loopback client (rest.Client), once it serves
 
     def start(self) -> None:
         self.thread = threading.Thread(target=self._main, name="kube-apiserver", daemon=True)
@@ -558,10 +554,26 @@ class _ThreadRunner:
         self.loop = asyncio.get_running_loop()
         self.stopping = asyncio.Event()
         up = asyncio.Event()
-        task = asyncio.ensure_future(run(completed, self.stopping, up, announce=False))
+        task = asyncio.ensure_future(
+            run(completed, self.stopping, up, announce=False, serving=lambda config: self._serving(config))
+        )
         await asyncio.wait({task, asyncio.ensure_future(up.wait())}, return_when=asyncio.FIRST_COMPLETED)
         self.started.set()
         await task
+
+    def _serving(self, config: Any) -> None:
+        self.loopback = config.loopback
+
+    def call(self, method: str, path: str, body: bytes | None, timeout: float) -> Response | None:
+        """The request handed to the server's handler chain on its own loop, as its loopback client sends one
+        (system:masters), without HTTP: the caller's thread waits once for the answer instead of taking turns
+        with the server's thread at each step of reading it (the interpreter's lock). None: not serving."""
+        loop, loopback = self.loop, self.loopback
+        if loop is None or loopback is None or loop.is_closed():
+            return None
+        future = asyncio.run_coroutine_threadsafe(loopback.transport.round_trip(method, path, body=body), loop)
+        answer = future.result(timeout)
+        return Response(answer.status, {name.lower(): value for name, value in answer.headers}, answer.body)
 
     def check_alive(self) -> None:
         if self.error is not None:
@@ -578,7 +590,21 @@ class _ThreadRunner:
         if self.thread is not None:
             self.thread.join(self.server.timeout)
             if not self.thread.is_alive():
+                self.loopback = None  # the stopped server's graph, collected now
                 _collect_stopped_server()
+
+
+class _InProcessChannel:
+    """A server's `request` for the testing endpoints, handed to its loop directly (HTTPS if it is not
+    serving yet)."""
+
+    def __init__(self, server: APIServer, runner: _ThreadRunner):
+        self.server, self.runner = server, runner
+
+    def request(self, method: str, path: str, body: Any = None) -> Response:
+        data = None if body is None else json.dumps(body).encode()
+        answer = self.runner.call(method, path, data, self.server.timeout)
+        return answer if answer is not None else self.server.request(method, path, body)
 
 
 def _collect_stopped_server() -> None:

@@ -23,11 +23,14 @@ OpenKV = Callable[[], Awaitable[KV]]
 
 @pytest.fixture(params=["sqlite", "memory", "etcd3"])
 def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
-    if request.param == "sqlite":
+    if request.param in ("sqlite", "memory"):
+        from kube_apiserver.storage.memory import MemoryKV
         from kube_apiserver.storage.sqlite import SQLiteKV
 
-        async def open_sqlite() -> KV:
-            kv = await SQLiteKV.open(str(tmp_path))
+        kind = SQLiteKV if request.param == "sqlite" else MemoryKV
+
+        async def open_embedded() -> KV:
+            kv = await kind.open(str(tmp_path))
             expiry = Periodic("lease expiry", LEASE_EXPIRY_PERIOD, kv.expire_leases)
             expiry.start()
             close = kv.close
@@ -39,24 +42,7 @@ def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
             kv.close = close_all  # type: ignore[method-assign]
             return kv
 
-        return open_sqlite
-    if request.param == "memory":
-        from kube_apiserver.storage.memory import MemoryKV
-
-        async def open_memory() -> KV:
-            kv = await MemoryKV.open(str(tmp_path))
-            expiry = Periodic("lease expiry", LEASE_EXPIRY_PERIOD, kv.expire_leases)
-            expiry.start()
-            close = kv.close
-
-            async def close_all() -> None:
-                await expiry.stop()
-                await close()
-
-            kv.close = close_all  # type: ignore[method-assign]
-            return kv
-
-        return open_memory
+        return open_embedded
     cluster = request.getfixturevalue("etcd")
     from kube_apiserver.storage.etcd3 import EtcdKV
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kube_apiserver.storage import kv as kvs
 from kube_apiserver.storage.datadir import StorageOpenError
 from kube_apiserver.storage.kv import PUT, CompactedError, prefix_end
 from kube_apiserver.storage.memory import MemoryKV
@@ -117,3 +118,34 @@ def test_a_compaction_drops_the_history_before_it(tmp_path: Path) -> None:
             await kv.close()
 
     run(main())
+
+
+def test_a_write_manys_writer_goes_on_for_a_turn_before_the_watchers_get_its_batch(tmp_path: Path) -> None:
+    """As an HTTP answer does: its task may await once more before the response is written, and the batch's
+    watchers (every watch cache and informer) would take the loop first."""
+
+    async def main() -> list[str]:
+        kv = await MemoryKV.open(str(tmp_path))
+        order: list[str] = []
+        try:
+            stream = kv.watch(P, END, 0)
+
+            async def watch() -> None:
+                batch = await anext(stream)
+                order.append(f"watcher:{len(batch.events)}")
+
+            watching = asyncio.ensure_future(watch())
+            await asyncio.sleep(0.01)
+            await kv.write_many([kvs.Write(kvs.CREATE, f"{P}{i}", b"v") for i in range(10)])
+            await asyncio.sleep(0)
+            order.append("writer")
+            await asyncio.wait_for(watching, 5)
+            single = await kv.create(P + "single", b"v")  # published at once: nothing is deferred any more
+            later = await asyncio.wait_for(anext(stream), 5)
+            assert [e.revision for e in later.events] == [single.revision]
+            await stream.aclose()
+        finally:
+            await kv.close()
+        return order
+
+    assert run(main()) == ["writer", "watcher:10"]

@@ -3,8 +3,8 @@ dies with them: a test's. What it holds is lost when the server stops.
 
 The same etcd semantics as the other backends: one revision per write, compare-and-swap on a key's mod
 revision, leases, ranges at a past revision, watches from any revision still in history, compaction. A
-write is applied and published to the watchers at once, on the event loop: no thread, no disk, no
-encoding. The history is a log of every write since the compacted revision; each entry keeps the state it
+write is applied on the event loop (no thread, no disk, no encoding) and published to the watchers at once;
+a write_many's batch at the loop's next turn, once its writer went on with the answer. The history is a log of every write since the compacted revision; each entry keeps the state it
 replaced, so a range at a past revision undoes the newer entries, and a compaction drops a prefix.
 
 A data directory that holds an SQLite database (a template's, see kube_apiserver.testing.Template) is the
@@ -12,6 +12,7 @@ starting state; its history is not read, so the store starts compacted at that d
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import contextlib
 import os
@@ -23,7 +24,7 @@ from .. import kv
 from ..datadir import claim
 from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
 from ..sqlite.kv import STATE_FILE, read_state
-from ..watchers import Watchers, follow
+from ..watchers import Watchers, watch
 
 MAX_BATCH = 1000  # events published together, as SQLite's group commit does
 HISTORY_CHUNK = 1000  # events per batch of a watch's replay
@@ -53,6 +54,10 @@ class MemoryKV:
         self._revision = revision
         self._compacted = revision if self._current else 0  # the history before it was not read
         self._watchers = Watchers()
+        self._published = revision  # the newest revision handed to the watchers
+        # Batches (and progress requests, None) a write_many's writer was answered for before the watchers
+        # are handed them, at the loop's next turn; every later publish queues behind them, in order.
+        self._deferred: list[list[KVEvent] | None] = []
         self._lock_fd = lock_fd
         self._closed = False
 
@@ -91,15 +96,40 @@ class MemoryKV:
             if event is not None:
                 events.append(event)
         for i in range(0, len(events), MAX_BATCH):
-            self._watchers.publish(events[i : i + MAX_BATCH])
+            self._publish(events[i : i + MAX_BATCH], defer=True)
         return results
 
     def _write_one(self, kind: str, key: str, value: bytes, expected: int, ttl: float) -> TxnResult:
         self._check_open()
         result, event = self._apply(kind, key, value, expected, ttl)
         if event is not None:
-            self._watchers.publish([event])
+            self._publish([event])
         return result
+
+    def _publish(self, events: list[KVEvent] | None, defer: bool = False) -> None:
+        """The events to the watchers (None: a progress notification); at the loop's next turn when `defer`
+        (a write_many's: its writer goes on first, as SQLite answers it before the watchers take a batch) or
+        when a deferred batch is still waiting, so that watchers get everything in revision order."""
+        if defer or self._deferred:
+            if not self._deferred:
+                asyncio.get_running_loop().call_soon(self._flush)
+            self._deferred.append(events)
+        elif events is None:
+            self._watchers.progress(self._published)
+        else:
+            self._watchers.publish(events)
+            self._published = events[-1].revision
+
+    def _flush(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        for events in deferred:
+            if self._closed:
+                return
+            if events is None:
+                self._watchers.progress(self._published)
+            else:
+                self._watchers.publish(events)
+                self._published = events[-1].revision
 
     def _check_open(self) -> None:
         if self._closed:
@@ -203,22 +233,12 @@ class MemoryKV:
 
     # ---- watch ----
 
-    async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
-        published = self._revision
-        if 0 < start_revision <= self._compacted:
-            raise kv.CompactedError(start_revision, self._compacted)
-        watcher = self._watchers.add(start, end)
-        try:
-            if 0 < start_revision <= published:
-                for events in self._history(start, end, start_revision, published):
-                    yield KVBatch(events, events[-1].revision)
-                yield KVBatch([], published)
-            async for batch in follow(watcher, start_revision, published):
-                yield batch
-        finally:
-            self._watchers.remove(watcher)
+    def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
+        # published, not written: the batches still deferred reach the watch live
+        revisions = lambda: (self._published, self._compacted)  # noqa: E731 - read at its first step
+        return watch(self._watchers, start, end, start_revision, revisions, self._history)
 
-    def _history(self, start: str, end: str, first: int, last: int) -> Iterable[list[KVEvent]]:
+    async def _history(self, start: str, end: str, first: int, last: int) -> AsyncIterator[list[KVEvent]]:
         """The log's events in [first, last] on keys in the range, HISTORY_CHUNK at a time (read at once:
         a compaction meanwhile does not cut the replay)."""
         entries = self._log[bisect.bisect_left(self._log, first, key=_revision_of) :]
@@ -227,11 +247,11 @@ class MemoryKV:
             yield events[i : i + HISTORY_CHUNK]
 
     def request_progress(self) -> None:
-        self._watchers.progress(self._revision)  # every write is published as it is made
+        self._publish(None)  # behind whatever is still deferred
 
     @property
     def progress_requests_supported(self) -> bool:
-        return True  # the notification is queued behind every event already published
+        return True  # the notification is queued behind every event already written
 
     async def close(self) -> None:
         if self._closed:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import kv
 from ..datadir import StorageOpenError, claim
 from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
-from ..watchers import Watchers, follow
+from ..watchers import Watchers, watch
 from . import schema
 
 CREATE, UPDATE, REMOVE = 0, 1, 2
@@ -321,20 +321,9 @@ class SQLiteKV:
 
     # ---- watch ----
 
-    async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
-        published = self._revision
-        if 0 < start_revision <= self._compacted:
-            raise kv.CompactedError(start_revision, self._compacted)
-        watcher = self._watchers.add(start, end)
-        try:
-            if 0 < start_revision <= published:
-                async for events in self._history(start, end, start_revision, published):
-                    yield KVBatch(events, events[-1].revision)
-                yield KVBatch([], published)
-            async for batch in follow(watcher, start_revision, published):
-                yield batch
-        finally:
-            self._watchers.remove(watcher)
+    def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
+        revisions = lambda: (self._revision, self._compacted)  # noqa: E731 - read at its first step
+        return watch(self._watchers, start, end, start_revision, revisions, self._history)
 
     async def _history(self, start: str, end: str, first: int, last: int) -> AsyncIterator[list[KVEvent]]:
         loop = asyncio.get_running_loop()

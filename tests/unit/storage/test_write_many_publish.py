@@ -1,4 +1,4 @@
-"""A write_many of thousands of writes (a snapshot's restore) on SQLite: its writer is answered once the batch
+"""A write_many of thousands of writes (a snapshot's restore) on SQLite and in memory: its writer is answered once the batch
 holding its last write is durable, before the watchers take that batch's events, and every watcher still
 sees every event exactly once, in revision order, with concurrent single writes interleaved; a watch
 started by the answered writer sees a consistent state (history up to the answer, live events after)."""
@@ -9,9 +9,14 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 from kube_apiserver.storage.kv import CREATE, DELETE_KEY, KVBatch, KVEvent, Write, prefix_end
+from kube_apiserver.storage.memory import MemoryKV
 from kube_apiserver.storage.sqlite import SQLiteKV
 from kube_apiserver.storage.sqlite.kv import MAX_BATCH
+
+EMBEDDED = pytest.mark.parametrize("kind", [SQLiteKV, MemoryKV], ids=["sqlite", "memory"])
 
 PREFIX = "/registry/configmaps/"
 TIMEOUT = 10.0
@@ -24,9 +29,10 @@ async def collect(stream: AsyncIterator[KVBatch], through: int, into: list[KVEve
         into.extend(batch.events)
 
 
-def test_a_write_many_is_answered_before_its_watchers_take_its_events(tmp_path: Path) -> None:
+@EMBEDDED
+def test_a_write_many_is_answered_before_its_watchers_take_its_events(tmp_path: Path, kind: type) -> None:
     async def main() -> list[str]:
-        kv = await SQLiteKV.open(str(tmp_path))
+        kv = await kind.open(str(tmp_path))
         order: list[str] = []
         try:
             stream = kv.watch(PREFIX, prefix_end(PREFIX), 0)
@@ -48,11 +54,12 @@ def test_a_write_many_is_answered_before_its_watchers_take_its_events(tmp_path: 
     assert asyncio.run(main()) == ["writer:100", "watcher:100"]
 
 
-def test_a_big_batch_reaches_every_watcher_once_in_order_among_concurrent_writes(tmp_path: Path) -> None:
+@EMBEDDED
+def test_a_big_batch_reaches_every_watcher_once_in_order_among_concurrent_writes(tmp_path: Path, kind: type) -> None:
     count = 2 * MAX_BATCH + 500  # three group-commit batches, single writes queued between them
 
     async def main() -> None:
-        kv = await SQLiteKV.open(str(tmp_path))
+        kv = await kind.open(str(tmp_path))
         try:
             start = await kv.current_revision()
             whole: list[KVEvent] = []

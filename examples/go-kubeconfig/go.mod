@@ -1,0 +1,3 @@
+module example.com/kubeconfigtest
+
+go 1.19
