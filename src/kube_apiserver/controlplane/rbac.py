@@ -136,12 +136,12 @@ class PolicyEnsurer:
         attempt: int = 1,
     ) -> None:
         """ReconcileRoleOptions/ReconcileRoleBindingOptions.Run with Confirm and nothing removed. `listed`: the
-        objects as the first attempt finds them (a retry reads the object again)."""
+        objects as the first attempt finds them (a retry, given none, reads the object again)."""
         if attempt > ATTEMPTS:
             raise errors.internal_error(RuntimeError("exceeded maximum attempts"))
         meta = expected["metadata"]
         namespace = meta.get("namespace", "")
-        if listed is not None and attempt == 1:
+        if listed is not None:
             existing = listed.get((namespace, meta["name"]))
         else:
             existing = await self._get(resource, meta["name"], namespace)

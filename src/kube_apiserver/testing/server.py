@@ -554,9 +554,7 @@ class _ThreadRunner:
         self.loop = asyncio.get_running_loop()
         self.stopping = asyncio.Event()
         up = asyncio.Event()
-        task = asyncio.ensure_future(
-            run(completed, self.stopping, up, announce=False, serving=lambda config: self._serving(config))
-        )
+        task = asyncio.ensure_future(run(completed, self.stopping, up, announce=False, serving=self._serving))
         await asyncio.wait({task, asyncio.ensure_future(up.wait())}, return_when=asyncio.FIRST_COMPLETED)
         self.started.set()
         await task

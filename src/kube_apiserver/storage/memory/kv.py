@@ -4,8 +4,9 @@ dies with them: a test's. What it holds is lost when the server stops.
 The same etcd semantics as the other backends: one revision per write, compare-and-swap on a key's mod
 revision, leases, ranges at a past revision, watches from any revision still in history, compaction. A
 write is applied on the event loop (no thread, no disk, no encoding) and published to the watchers at once;
-a write_many's batch at the loop's next turn, once its writer went on with the answer. The history is a log of every write since the compacted revision; each entry keeps the state it
-replaced, so a range at a past revision undoes the newer entries, and a compaction drops a prefix.
+a write_many's batch at the loop's next turn, once its writer went on with the answer. The history is a log
+of every write since the compacted revision; each entry keeps the state it replaced, so a range at a past
+revision undoes the newer entries, and a compaction drops a prefix.
 
 A data directory that holds an SQLite database (a template's, see kube_apiserver.testing.Template) is the
 starting state; its history is not read, so the store starts compacted at that database's revision."""
@@ -114,22 +115,22 @@ class MemoryKV:
             if not self._deferred:
                 asyncio.get_running_loop().call_soon(self._flush)
             self._deferred.append(events)
-        elif events is None:
-            self._watchers.progress(self._published)
         else:
-            self._watchers.publish(events)
-            self._published = events[-1].revision
+            self._hand_over(events)
 
     def _flush(self) -> None:
         deferred, self._deferred = self._deferred, []
         for events in deferred:
             if self._closed:
                 return
-            if events is None:
-                self._watchers.progress(self._published)
-            else:
-                self._watchers.publish(events)
-                self._published = events[-1].revision
+            self._hand_over(events)
+
+    def _hand_over(self, events: list[KVEvent] | None) -> None:
+        if events is None:
+            self._watchers.progress(self._published)
+        else:
+            self._watchers.publish(events)
+            self._published = events[-1].revision
 
     def _check_open(self) -> None:
         if self._closed:
