@@ -149,3 +149,36 @@ def test_a_write_manys_writer_goes_on_for_a_turn_before_the_watchers_get_its_bat
         return order
 
     assert run(main()) == ["writer", "watcher:10"]
+
+
+def test_a_database_with_history_but_no_keys_starts_compacted_too(tmp_path: Path) -> None:
+    """Its history is not read whatever it holds: a watch from before its revision would replay nothing."""
+
+    async def main() -> None:
+        sqlite = await SQLiteKV.open(str(tmp_path))
+        created = await sqlite.create(P + "a", b"a1")
+        deleted = await sqlite.delete(P + "a", created.revision)
+        await sqlite.close()
+        kv = await MemoryKV.open(str(tmp_path))
+        try:
+            assert await kv.compacted_revision() == deleted.revision
+            with pytest.raises(CompactedError):
+                await anext(kv.watch(P, END, created.revision))
+        finally:
+            await kv.close()
+
+    run(main())
+
+
+def test_a_fresh_store_is_not_compacted(tmp_path: Path) -> None:
+    async def main() -> None:
+        kv = await MemoryKV.open(str(tmp_path))
+        try:
+            assert await kv.compacted_revision() == 0
+            stream = kv.watch(P, END, 1)
+            assert (await anext(stream)).events == []  # the empty history, then its progress notification
+            await stream.aclose()
+        finally:
+            await kv.close()
+
+    run(main())

@@ -53,7 +53,8 @@ class MemoryKV:
         self._log: list[_Entry] = []
         self._leases: dict[str, float] = {}  # key -> when it expires (time.time())
         self._revision = revision
-        self._compacted = revision if self._current else 0  # the history before it was not read
+        # A store that starts past revision 1 started from a database whose history was not read.
+        self._compacted = revision if revision > 1 else 0
         self._watchers = Watchers()
         self._published = revision  # the newest revision handed to the watchers
         # Batches (and progress requests, None) a write_many's writer was answered for before the watchers
