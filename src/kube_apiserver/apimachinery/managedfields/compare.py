@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import fieldpath
-from .fieldpath import FieldSet, PathCursor, PathElement
+from .fieldpath import FIELD, FieldSet, PathCursor, PathElement
 from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
 from .validate import validate, validate_atom
 from .values import ABSENT, equal
@@ -33,10 +32,13 @@ class Comparison:
         return self.removed.empty() and self.modified.empty() and self.added.empty()
 
 
-def compare(lhs: Any, rhs: Any, ref: TypeRef, checked: bool = False) -> Comparison:
-    """`checked`: also sets `invalid` as validate(allow_duplicates=True, strict=False) of either side would."""
+def compare(lhs: Any, rhs: Any, ref: TypeRef, checked: bool = False, shortcuts: bool = True) -> Comparison:
+    """`checked`: also sets `invalid` as validate(allow_duplicates=True, strict=False) of either side would.
+    `shortcuts=False` walks every value the general way (for tests: the result is the same)."""
     comparison = Comparison(FieldSet(), FieldSet(), FieldSet())
-    _Walker(comparison, checked).walk(lhs, rhs, ref, PathCursor())
+    walker = _Walker(comparison, checked)
+    walker.shortcuts = shortcuts
+    walker.walk(lhs, rhs, ref, PathCursor())
     return comparison
 
 
@@ -48,6 +50,10 @@ class _State:
 
     def copy(self) -> _State:
         return _State(self.lhs, self.rhs, self.path)
+
+
+# The JSON scalars' exact types (deduce narrows any instance of them to a scalar; a subclass takes the general way).
+_SCALARS = frozenset((str, int, float, bool))
 
 
 def _as_map(value: Any) -> dict[str, Any] | None:
@@ -74,6 +80,10 @@ def _fails(value: Any, atom: Atom) -> bool:
 
 
 class _Walker:
+    # The shortcuts for maps and scalars where the schema expects them (most of a walk); the general way gives
+    # the same comparison and verdict (a property test checks it with shortcuts off).
+    shortcuts = True
+
     def __init__(self, comparison: Comparison, checked: bool = False) -> None:
         self.out = comparison
         self.checked = checked
@@ -83,6 +93,14 @@ class _Walker:
             self.added(rhs, ref, path)
             return
         atom = resolve(ref)
+        if self.shortcuts and type(lhs) is dict and type(rhs) is dict and atom.map is not None:
+            # Two maps where a map goes (most of a walk): both deduce to the map part, so the general case
+            # below would compare them with do_map and record nothing itself.
+            part = atom.map_part
+            if self.checked and not self.out.invalid:
+                self.out.invalid = _fails(lhs, part) or _fails(rhs, part)
+            self.do_map(part, _State(lhs, rhs, path))
+            return
         left, right = deduce(atom, lhs), deduce(atom, rhs)
         if self.checked and not self.out.invalid:
             self.out.invalid = _fails(lhs, left) or _fails(rhs, right)
@@ -108,9 +126,19 @@ class _Walker:
             self.out.invalid = _fails(value, atom)
         if atom.map is not None:
             if not atom.map.atomic and isinstance(value, dict) and value:
-                field_type = atom.map.field_type
+                types = atom.map.types
+                declared, other = types.declared, types.other
+                node: FieldSet | None = None  # this map's node in the added set, once a scalar member is added
+                shortcuts = self.shortcuts
                 for name, child in value.items():
-                    self.added(child, field_type(name) or DEDUCED, path.child(fieldpath.field(name)))
+                    child_ref = declared.get(name, other) or DEDUCED
+                    if shortcuts and type(child) in _SCALARS and types.takes_scalar(name):
+                        # A scalar where a scalar goes: a leaf, valid, added (what added(child) does).
+                        if node is None:
+                            node = path.node_in(self.out.added)
+                        node.members.add((FIELD, name))
+                    else:
+                        self.added(child, child_ref, path.child((FIELD, name)))
         elif atom.list is not None:
             list_type = atom.list
             if list_type.relationship != "atomic" and isinstance(value, list) and value:
@@ -155,11 +183,20 @@ class _Walker:
         if atom.map.atomic or (not lhs and not rhs):
             self.leaf(state)
             return
+        types, path = atom.map.types, state.path
+        declared, other = types.declared, types.other
+        shortcuts = self.shortcuts
         for name in _zip_keys(lhs, rhs):
-            child = atom.map.field_type(name) or DEDUCED
+            child = declared.get(name, other) or DEDUCED
             left = lhs.get(name, ABSENT) if lhs else ABSENT
             right = rhs.get(name, ABSENT) if rhs else ABSENT
-            self.walk(left, right, child, state.path.child(fieldpath.field(name)))
+            if shortcuts and type(left) in _SCALARS and type(right) in _SCALARS and types.takes_scalar(name):
+                # Two scalars where a scalar goes: a leaf, valid on both sides, modified when they differ
+                # (what walk does, without its cursor, deductions and state).
+                if not (type(left) is type(right) and left == right) and not equal(left, right):
+                    self.out.modified.insert_at(path.child((FIELD, name)))
+                continue
+            self.walk(left, right, child, path.child((FIELD, name)))
 
     def do_list(self, atom: Atom, state: _State) -> None:
         list_type = atom.list

@@ -75,7 +75,7 @@ class FieldSet:
         # The last path inserted below this set and the node at each of its prefixes: walks insert
         # neighbouring paths (a child's, then its parent's), which then cost no descent from the root, so a
         # set nested thousands of levels deep is built in linear rather than quadratic time.
-        self._trail: tuple[Path, list[FieldSet]] = ((), [self])
+        self._trail: tuple[Path, list[FieldSet]] | None = None  # made on the first insert: most sets get none
         for path in paths:
             self.insert(path)
 
@@ -88,7 +88,7 @@ class FieldSet:
         """The node at path[:-1], created as needed."""
         parents = path[:-1]
         depth = len(parents)
-        trail, nodes = self._trail
+        trail, nodes = self._trail or ((), [self])
         if depth <= len(trail) and trail[:depth] == parents:
             return nodes[depth]
         if depth <= len(trail) or parents[:len(trail)] != trail:
@@ -220,7 +220,10 @@ class PathCursor:
     def _known_node(self, root: FieldSet) -> FieldSet | None:
         if self.parent is None:
             return root
-        return next((node for known, node in self._nodes if known is root), None)
+        for known, node in self._nodes:
+            if known is root:
+                return node
+        return None
 
     def node_in(self, root: FieldSet) -> FieldSet:
         """The node at this path in root, created as needed (as insert creates its parents)."""

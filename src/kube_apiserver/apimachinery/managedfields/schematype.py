@@ -48,9 +48,13 @@ class MapType:
 
     def field_type(self, name: str) -> TypeRef | None:
         """The type of a member, or None when the schema does not declare it."""
-        if isinstance(self.owner, Node):
-            return self.owner.derived((_field_type, name), lambda owner: _field_type(owner, name))
-        return _field_type(self.owner, name)
+        types = self.types
+        return types.declared.get(name, types.other)
+
+    @cached_property
+    def types(self) -> FieldTypes:
+        """The members' types, for walks that look up many (a map type lives as long as its schema node)."""
+        return self.owner.derived(FieldTypes, FieldTypes) if isinstance(self.owner, Node) else FieldTypes(self.owner)
 
     def declares(self, name: str) -> bool:
         return isinstance(self.owner, Node) and name in self.owner.properties()
@@ -144,14 +148,36 @@ def _list_type(node: Node) -> ListType:
     return ListType("atomic", (), item)
 
 
-def _field_type(owner: TypeRef, name: str) -> TypeRef | None:
+class FieldTypes:
+    """The types of a struct's members, derived once per schema node: the declared ones by name, and the one
+    of any other name (additionalProperties, deduced, or None for an undeclared field of a struct). Memoizing
+    per name instead would keep every label and data key ever written."""
+
+    __slots__ = ("declared", "other", "scalar_names", "other_takes_scalar")
+
+    def __init__(self, owner: TypeRef) -> None:
+        self.declared: dict[str, TypeRef] = {name: _child(raw, owner.child(name))
+                                             for name, raw in owner.properties().items()
+                                             } if isinstance(owner, Node) else {}
+        self.other = _field_type(owner, "", declared=False)
+        # Which members can hold a scalar (their atom has a scalar part): walks take a shortcut for those.
+        self.scalar_names = frozenset(name for name, ref in self.declared.items() if resolve(ref).scalar is not None)
+        self.other_takes_scalar = resolve(self.other or DEDUCED).scalar is not None
+
+    def takes_scalar(self, name: str) -> bool:
+        """Whether the member's type (DEDUCED when undeclared) has a scalar part."""
+        return name in self.scalar_names if name in self.declared else self.other_takes_scalar
+
+
+def _field_type(owner: TypeRef, name: str, declared: bool = True) -> TypeRef | None:
+    """`declared=False`: the type of a name the owner's properties do not hold."""
     if owner is DEDUCED:
         return DEDUCED
     if owner is UNTYPED or owner is Special.QUANTITY:
         return UNTYPED
     assert isinstance(owner, Node)
     props = owner.properties()
-    if name in props:
+    if declared and name in props:
         return _child(props[name], owner.child(name))
     extra = owner.schema.get("additionalProperties")
     if isinstance(extra, dict):
