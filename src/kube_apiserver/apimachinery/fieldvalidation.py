@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,11 +163,16 @@ _QUOTE_OR_ESCAPE = re.compile(rb'\\.|"', re.DOTALL)
 def may_have_duplicates(body: bytes, decoded: Any) -> bool:
     """Whether a JSON body repeats a key: a decoder that keeps the last value drops the repeated key
     (and the strings of the dropped value), so the body then has more strings than the result."""
+    return body_strings(body) != _count_strings(decoded)
+
+
+def body_strings(body: bytes) -> int:
+    """How many strings (keys included) a JSON body holds: its unescaped quotes, halved."""
     if b"\\" in body:
         quotes = sum(1 for m in _QUOTE_OR_ESCAPE.finditer(body) if m.group() == b'"')
     else:
         quotes = body.count(b'"')
-    return quotes // 2 != _count_strings(decoded)
+    return quotes // 2
 
 
 def _count_strings(value: Any) -> int:
@@ -334,6 +339,17 @@ def _warning_texts(err: str) -> list[str]:
 
 def _unknown_errors(paths: list[str]) -> list[str]:
     return [f'unknown field "{path}"' for path in paths]
+
+
+def report_unknown_fields(directive: str, paths: list[str], warnings: list[str],
+                          reject: Callable[[str], errors.StatusError], earlier: Sequence[str] = (),
+                          sort: bool = False) -> None:
+    """The unknown fields of a decoded object (after the `earlier` errors), per the directive; with sort,
+    in the order of their errors' texts (the unstructured converter's)."""
+    found = _unknown_errors(paths)
+    if sort:
+        found.sort()
+    apply_field_validation(directive, [*earlier, *_dedupe(found)], warnings, reject)
 
 
 # ---- requests ----

@@ -1,6 +1,7 @@
-"""A create or update body is typed-decoded with its kind's schema once: the decoding that types it (nulls as
+"""A create or update body is walked with its kind's schema once: the decoding that types it (nulls as
 zero values, []byte canonical) also finds the wrong-type error, which comes before any strict field error,
-instead of a checking walk first and the decoding walk after the strict checks."""
+the unknown fields and whether the body repeated a key, instead of a checking walk first and the decoding
+walk after the strict checks (and an unknown-field walk and a string count besides)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import pytest
 
 from kube_apiserver.api import schemas
-from kube_apiserver.apimachinery import errors, schematypes
+from kube_apiserver.apimachinery import errors, fieldvalidation, schematypes, typedwalk
 from kube_apiserver.apimachinery.openapischema import SchemaSource
 from kube_apiserver.endpoints.handlers.decode import decode_object
 from kube_apiserver.endpoints.handlers.scope import RequestScope
@@ -38,10 +39,14 @@ def _decode(body: dict | bytes, query: bytes = b"") -> tuple[dict, list[str]]:
 
 @pytest.fixture
 def decodings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The walks of the object with its schema: typed checking or decoding, the unknown-field walk, the
+    count of its strings, and the one walk (typedwalk) that does all three."""
     walks: list[str] = []
-    check, decode = schematypes.check, schematypes.decode
-    monkeypatch.setattr(schematypes, "check", lambda *a: walks.append("check") or check(*a))
-    monkeypatch.setattr(schematypes, "decode", lambda *a: walks.append("decode") or decode(*a))
+    for module, name in [(schematypes, "check"), (schematypes, "decode"), (typedwalk, "walk"),
+                         (fieldvalidation, "unknown_fields"), (fieldvalidation, "may_have_duplicates")]:
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name,
+                            lambda *a, _name=name, _original=original, **k: walks.append(_name) or _original(*a, **k))
     return walks
 
 
@@ -56,7 +61,7 @@ def test_a_body_is_typed_with_its_schema_in_one_walk(decodings: list[str]) -> No
             "bogus": 1,
         }
     )
-    assert decodings == ["decode"]
+    assert decodings == ["walk"]
     assert obj["binaryData"] == {"b": "YWI="}
     assert "creationTimestamp" not in obj["metadata"] and "bogus" not in obj
     assert warnings == ['unknown field "bogus"']

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ...apimachinery import deepjson, errors, fieldvalidation, schematypes, serializer, yamllimits
+from ...apimachinery import deepjson, errors, fieldvalidation, schematypes, serializer, typedwalk, yamllimits
 from ...apimachinery.openapischema import Node
 from ..http import Request
 from .scope import RequestScope
@@ -82,6 +83,8 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
 
     if scope.custom_resource:
         return fieldvalidation.check_request_object(directive, body, body_format, obj, schema, warnings, reject, True)
+    if body_format == "json" and typedwalk.supported(schema):
+        return _walked(directive, body, obj, schema, warnings, reject)
     # Typed decoding first, in place (nulls as zero values, []byte canonical): Go's decoding fails before any
     # strict (unknown or duplicate field) error, and the strict checks read only field names, which it leaves
     # as they are, and the body; so the object is walked once with its schema, not checked and then decoded.
@@ -94,6 +97,23 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
                                                    repeated_keys=repeated)
     if checked is not obj:  # decoded again from the body (a repeated key): typed decoding of that one too
         schematypes.decode(checked, schema)
+    return checked
+
+
+def _walked(directive: str, body: bytes, obj: Object, schema: Node, warnings: list[str],
+            reject: Callable[[str], errors.StatusError]) -> Object:
+    """A JSON body's typed decoding, unknown fields and repeated keys found in one walk of the object."""
+    try:
+        walked = typedwalk.walk(obj, schema)
+    except schematypes.TypeMismatch as err:
+        raise reject(str(err)) from None
+    if walked.strings == fieldvalidation.body_strings(body):
+        fieldvalidation.report_unknown_fields(directive, walked.unknown_paths(), warnings, reject)
+        return obj
+    # A repeated key: decoded again from the body, merging the repeats as Go does; then typed decoding of that.
+    checked = fieldvalidation.check_request_object(directive, body, "json", obj, schema, warnings, reject,
+                                                   repeated_keys=True)
+    schematypes.decode(checked, schema)
     return checked
 
 

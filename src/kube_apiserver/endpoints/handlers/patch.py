@@ -6,7 +6,16 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ...apimachinery import errors, field, fieldvalidation, patch, schematypes, serializer, strategicpatch
+from ...apimachinery import (
+    errors,
+    field,
+    fieldvalidation,
+    patch,
+    schematypes,
+    serializer,
+    strategicpatch,
+    typedwalk,
+)
 from ...apimachinery.field import go_json
 from ...apimachinery.openapischema import Node
 from ...registry.context import Context
@@ -119,13 +128,28 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
         body_errors = fieldvalidation.patch_body_errors(raw, body, patch_type == serializer.JSON_PATCH)
 
     def check(patched: Any, shown: Callable[[], str]) -> None:
-        if schema is not None and isinstance(patched, dict):
+        if schema is not None and isinstance(patched, dict) and typed and typedwalk.supported(schema):
+            _check_walked(patched, schema, shown)
+        elif schema is not None and isinstance(patched, dict):
             wrong_type = schematypes.decode(patched, schema) if typed else None
             if wrong_type is not None:
                 raise fieldvalidation.invalid_patch(shown(), wrong_type)
             fieldvalidation.check_patched_object(
                 directive, patched, schema, patch_type == serializer.STRATEGIC_MERGE_PATCH, body_errors, warnings,
                 lambda message: fieldvalidation.invalid_patch(shown(), message), not typed)
+
+    def _check_walked(patched: dict[str, Any], schema: Node, shown: Callable[[], str]) -> None:
+        """The same checks in one walk: typed decoding, then the unknown fields (dropped as they are found)
+        as the JSON decoder (keys sorted) or, for a strategic merge, the unstructured converter reports them."""
+        try:
+            walked = typedwalk.walk(patched, schema)
+        except schematypes.TypeMismatch as err:
+            raise fieldvalidation.invalid_patch(shown(), str(err)) from None
+        strategic = patch_type == serializer.STRATEGIC_MERGE_PATCH
+        paths = walked.unknown_paths(sort_keys=not strategic, map_keys=not strategic)
+        fieldvalidation.report_unknown_fields(directive, paths, warnings,
+                                              lambda message: fieldvalidation.invalid_patch(shown(), message),
+                                              body_errors, sort=strategic)
 
     return check
 
