@@ -102,9 +102,9 @@ def _emit(fields: FieldSet, include_self: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if include_self and (fields.members or fields.children):
         out[SELF] = {}
-    for element in sorted(fields.members | set(fields.children)):
+    for element in sorted(fields.members | fields.children.keys()):
         child = fields.children.get(element)
-        name = serialize_element(element)
+        name = "f:" + element[1] if element[0] == fieldpath.FIELD else serialize_element(element)
         if child is None:
             out[name] = {}
         else:
@@ -114,28 +114,50 @@ def _emit(fields: FieldSet, include_self: bool) -> dict[str, Any]:
 
 def fields_to_set(raw: Any) -> FieldSet:
     """Set.FromJSON of a parsed fieldsV1 object; raises FieldsV1Error."""
+    return read_fields(raw)[0]
+
+
+def read_fields(raw: Any) -> tuple[FieldSet, bool]:
+    """fields_to_set, and whether set_to_fields of the set gives `raw` back exactly (the same keys in the same
+    order, as a server writes them): then a copy of `raw` is the set's encoding, with no walk to make it."""
     if raw is None:
-        return FieldSet()
+        return FieldSet(), False
     if not isinstance(raw, dict):
         raise FieldsV1Error("ReadMapCB: expect { or n")
-    found, _ = _read(raw)
-    return found or FieldSet()
+    canonical = [type(raw) is dict]
+    found, _ = _read(raw, canonical, top=True)
+    return found or FieldSet(), canonical[0]
 
 
-def _read(raw: dict[str, Any]) -> tuple[FieldSet | None, bool]:
+def _read(raw: dict[str, Any], canonical: list[bool], top: bool = False) -> tuple[FieldSet | None, bool]:
+    """The set below one level and whether that level is a member; clears canonical[0] when _emit would not
+    write `raw` as it is (a misplaced or non-empty `.`, an unknown or non-canonical key, keys out of order,
+    a null or empty level)."""
     children: FieldSet | None = None
     is_member = False
-    for name, sub in raw.items():
+    previous: PathElement | None = None
+    for position, (name, sub) in enumerate(raw.items()):
         if name == SELF:
             is_member = True
+            if top or position or type(sub) is not dict or sub:
+                canonical[0] = False
             continue
-        try:
-            element = deserialize_element(name)
-        except _UnknownElementType:
-            continue
+        if name[:2] == "f:":
+            element: PathElement = (fieldpath.FIELD, name[2:])
+        else:
+            try:
+                element = deserialize_element(name)
+            except _UnknownElementType:
+                canonical[0] = False
+                continue
+            if canonical[0] and serialize_element(element) != name:
+                canonical[0] = False
         if sub is not None and not isinstance(sub, dict):
             raise FieldsV1Error("ReadMapCB: expect { or n")
-        grandchildren, child_is_member = _read(sub or {})
+        if canonical[0] and (type(sub) is not dict or (previous is not None and not previous < element)):
+            canonical[0] = False
+        previous = element
+        grandchildren, child_is_member = _read(sub or {}, canonical)
         if child_is_member:
             children = children or FieldSet()
             children.members.add(element)
@@ -144,4 +166,11 @@ def _read(raw: dict[str, Any]) -> tuple[FieldSet | None, bool]:
             children.children[element] = grandchildren
     if children is None:
         is_member = True
+        if raw:  # only `.` or unknown keys: written back as {}
+            canonical[0] = False
     return children, is_member
+
+
+def copy_fields(raw: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a fieldsV1 object read_fields found canonical (objects all the way down)."""
+    return {name: copy_fields(sub) if sub else {} for name, sub in raw.items()}

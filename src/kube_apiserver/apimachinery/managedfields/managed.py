@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .fieldsv1 import FieldsV1Error, fields_to_set, set_to_fields
+from .fieldpath import FieldSet
+from .fieldsv1 import FieldsV1Error, copy_fields, read_fields, set_to_fields
 from .updater import Managers, VersionedSet
 from .values import go_json_string
 
@@ -28,11 +29,15 @@ class ManagedFieldsError(ValueError):
 class Managed:
     fields: Managers = field(default_factory=dict)
     times: dict[str, datetime | None] = field(default_factory=dict)
+    # The decoded entries' fieldsV1 written as this server writes them, with the set each decoded to: an entry
+    # whose set is the same when encoded again is written as a copy of it (most entries of an update).
+    written: dict[str, tuple[FieldSet, dict[str, Any]]] = field(default_factory=dict)
 
     def copy(self) -> Managed:
-        return Managed(dict(self.fields), dict(self.times))
+        return Managed(dict(self.fields), dict(self.times), self.written)
 
 
+@functools.lru_cache(maxsize=1024)
 def identifier(manager: str, operation: str, api_version: str, subresource: str = "") -> str:
     """BuildManagerIdentifier: json.Marshal of the entry's manager, operation, apiVersion, subresource."""
     parts = []
@@ -48,11 +53,18 @@ def identifier(manager: str, operation: str, api_version: str, subresource: str 
 
 
 def parse_identifier(ident: str) -> dict[str, str]:
+    return dict(_parsed_identifier(ident))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_identifier(ident: str) -> tuple[tuple[str, Any], ...]:
+    """Memoized: every encode parses each entry's identifier (a pure function of a string; the pairs are
+    immutable, identifiers hold only strings)."""
     try:
         parsed = json.loads(ident)
     except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+        return ()
+    return tuple(parsed.items()) if isinstance(parsed, dict) else ()
 
 
 # ---- decoding ----
@@ -69,12 +81,17 @@ def decode(entries: Any) -> Managed:
             raise ManagedFieldsError("managedFields entries must be objects")
         _check(entry, position)
         ident = identifier(_str(entry, "manager"), entry["operation"], entry["apiVersion"], _str(entry, "subresource"))
+        raw = entry.get("fieldsV1")
         try:
-            fields = fields_to_set(entry.get("fieldsV1"))
+            fields, canonical = read_fields(raw)
         except FieldsV1Error as err:
             raise ManagedFieldsError(f"error decoding versioned set from {_go_entry(entry)}: "
                                      f"error decoding set: {err}") from None
         managed.fields[ident] = VersionedSet(fields, entry["apiVersion"], entry["operation"] == APPLY)
+        if canonical:
+            managed.written[ident] = (fields, raw)
+        else:
+            managed.written.pop(ident, None)  # a repeated identifier: the last entry's set is kept
         managed.times[ident] = parse_time(entry.get("time"))
     return managed
 
@@ -111,6 +128,12 @@ def parse_time(raw: Any) -> datetime | None:
         return None
     if not isinstance(raw, str):
         raise ManagedFieldsError("time must be an RFC3339 string")
+    return _parse_time_text(raw)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_time_text(raw: str) -> datetime:
+    """Memoized as format_time is (most entries keep their time from update to update)."""
     try:
         parsed = datetime.fromisoformat(raw)
     except ValueError:
@@ -137,26 +160,35 @@ def encode(managed: Managed) -> list[dict[str, Any]] | None:
     """encodeManagedFields: None when there are no managers; entries in Kubernetes' order."""
     if not managed.fields:
         return None
-    entries = [_entry(ident, owned, managed.times.get(ident)) for ident, owned in managed.fields.items()]
-    entries.sort(key=_sort_key)
-    return [_ordered(entry) for entry in entries]
+    entries = []
+    for ident, owned in managed.fields.items():
+        when = managed.times.get(ident)
+        entry = _entry(ident, owned, when, managed.written.get(ident))
+        entries.append((_sort_key(entry, when), entry))
+    entries.sort(key=lambda keyed: keyed[0])
+    return [_ordered(entry) for _, entry in entries]
 
 
-def _entry(ident: str, owned: VersionedSet, when: datetime | None) -> dict[str, Any]:
-    entry: dict[str, Any] = dict(parse_identifier(ident))
+def _entry(ident: str, owned: VersionedSet, when: datetime | None,
+           written: tuple[FieldSet, dict[str, Any]] | None) -> dict[str, Any]:
+    entry: dict[str, Any] = parse_identifier(ident)
     entry["apiVersion"] = owned.api_version
     if owned.applied:
         entry["operation"] = APPLY
     if when is not None:
         entry["time"] = format_time(when)
     entry["fieldsType"] = "FieldsV1"
-    entry["fieldsV1"] = set_to_fields(owned.fields)
+    if written is not None and (written[0] is owned.fields or written[0] == owned.fields):
+        entry["fieldsV1"] = copy_fields(written[1])  # what set_to_fields would make, as read_fields found
+    else:
+        entry["fieldsV1"] = set_to_fields(owned.fields)
     return entry
 
 
-def _sort_key(entry: dict[str, Any]) -> tuple[Any, ...]:
-    when = parse_time(entry.get("time"))
-    return (entry.get("operation", ""), _seconds(when), entry.get("manager", ""),
+def _sort_key(entry: dict[str, Any], when: datetime | None) -> tuple[Any, ...]:
+    """The entry's time as written (whole seconds) without parsing it back."""
+    seconds = _seconds(when.replace(microsecond=0)) if when is not None else 0
+    return (entry.get("operation", ""), seconds, entry.get("manager", ""),
             entry.get("apiVersion", ""), entry.get("subresource", ""))
 
 

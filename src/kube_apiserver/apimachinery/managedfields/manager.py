@@ -81,7 +81,7 @@ class FieldManager:
                        comparison: Comparison | None = None) -> Managed:
         fields = self.updater.update(live, new, self.api_version, managed.fields, CURRENT_OPERATION, comparison)
         fields = _stripped(fields, CURRENT_OPERATION)
-        managed = Managed(fields, dict(managed.times))
+        managed = Managed(fields, dict(managed.times), managed.written)
         current = fields.pop(CURRENT_OPERATION, None)
         if current is not None:
             previous = fields.get(ident)
@@ -151,7 +151,7 @@ class FieldManager:
         self._check_config(config)
         self._require_valid(live_obj, "failed to create typed live object ({}): {}", live)
         new, fields = self.updater.apply(live_obj, config, self.api_version, managed.fields, ident, force)
-        managed = Managed(_stripped(fields, ident), dict(managed.times))
+        managed = Managed(_stripped(fields, ident), dict(managed.times), managed.written)
         if new is ABSENT:
             return _strip(live), managed
         managed.times[ident] = self._now()

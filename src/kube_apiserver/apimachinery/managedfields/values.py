@@ -5,6 +5,7 @@ numbers (ints and floats compare numerically) < strings < booleans < lists < map
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..gostrconv import format_float, format_json_float, quote
@@ -95,7 +96,18 @@ _JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"
                  "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
+# Text with nothing to escape (most names and values): written as it is.
+_PLAIN = re.compile(r'[^"\\<>&\x00-\x1f\u2028\u2029]*')
+
+
 def go_json_string(text: str) -> str:
+    if _PLAIN.fullmatch(text):
+        return '"' + text + '"'
+    return escaped_json_string(text)
+
+
+def escaped_json_string(text: str) -> str:
+    """go_json_string character by character (what it does for text with something to escape)."""
     out = []
     for char in text:
         escaped = _JSON_ESCAPES.get(char)

@@ -4,14 +4,26 @@ where the schema expects them, on random objects of several kinds (valid and not
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any
 
 import pytest
 from mf_support import deployment, schema_for
 
+from kube_apiserver.apimachinery.managedfields import fieldpath
+from kube_apiserver.apimachinery.managedfields import managed as mf
 from kube_apiserver.apimachinery.managedfields.compare import compare
+from kube_apiserver.apimachinery.managedfields.fieldpath import FieldSet
+from kube_apiserver.apimachinery.managedfields.fieldsv1 import (
+    FieldsV1Error,
+    fields_to_set,
+    read_fields,
+    set_to_fields,
+)
 from kube_apiserver.apimachinery.managedfields.schematype import DEDUCED, TypeRef
+from kube_apiserver.apimachinery.managedfields.updater import VersionedSet
+from kube_apiserver.apimachinery.managedfields.values import escaped_json_string, go_json_string
 from kube_apiserver.apimachinery.managedfields.zero import zero_object
 
 NAMES = [
@@ -161,3 +173,127 @@ def test_compare_shortcuts_tell_scalars_apart_as_smd_does(kind, ref, make):
                 obj["metadata"]["ownerReferences"] = scalar  # a list's place
                 obj.setdefault("spec", {})["x"] = scalar
             assert_same(lhs, rhs, ref)
+
+
+# ---- fieldsV1: an entry whose set is unchanged is written as a copy of what was read ----
+
+ELEMENTS = [
+    fieldpath.field("a"),
+    fieldpath.field("b"),
+    fieldpath.field("containers"),
+    fieldpath.field("é<&>"),
+    fieldpath.key([("name", "c")]),
+    fieldpath.key([("containerPort", 80), ("protocol", "TCP")]),
+    fieldpath.key([("name", "d<")]),
+    fieldpath.value("x"),
+    fieldpath.value(1),
+    fieldpath.value(2.5),
+    fieldpath.value(True),
+    fieldpath.index(0),
+    fieldpath.index(3),
+]
+
+
+def random_set(rnd: random.Random) -> FieldSet:
+    paths = [tuple(rnd.choice(ELEMENTS) for _ in range(rnd.randrange(1, 4))) for _ in range(rnd.randrange(6))]
+    return FieldSet(*paths)
+
+
+def perturbed(raw: dict[str, Any], rnd: random.Random) -> dict[str, Any]:
+    """`raw` with one random change a client could make (some change nothing _emit would write otherwise)."""
+    levels = [level for level in maps_in(raw)]
+    level = rnd.choice(levels)
+    items = list(level.items())
+    change = rnd.randrange(8)
+    if change == 0:
+        items.reverse()
+    elif change == 1:
+        items.insert(rnd.randrange(len(items) + 1), (".", rnd.choice([{}, {"f:z": {}}, None])))
+    elif change == 2:
+        items.append(("x:unknown", {}))
+    elif change == 3 and items:
+        position = rnd.randrange(len(items))
+        items[position] = (items[position][0], None)
+    elif change == 4:
+        items.append((rnd.choice(["i:+1", "i:01", 'k:{ "name":"c"}', "v:1.0", 'k:{"name":"c"}', "i:7"]), {}))
+    elif change == 5:
+        items.append(("f:only-self", {".": {}}))
+    elif change == 6:
+        items.append(("f:a", {}))  # maybe a repeated key: replaces the value in place
+    level.clear()
+    level.update(items)
+    return raw
+
+
+def written(raw: dict[str, Any]) -> str:
+    return json.dumps(raw)  # key order kept
+
+
+def test_read_fields_knows_when_the_set_is_written_back_as_it_was_read():
+    rnd = random.Random("canonical")
+    seen = {True: 0, False: 0}
+    for _ in range(600):
+        raw = set_to_fields(random_set(rnd))
+        if rnd.randrange(3):
+            raw = perturbed(raw, rnd)
+        try:
+            fields, canonical = read_fields(raw)
+        except FieldsV1Error:
+            continue
+        assert fields == fields_to_set(raw)
+        assert canonical == (written(set_to_fields(fields)) == written(raw)), raw
+        seen[canonical] += 1
+    assert seen[True] > 100 and seen[False] > 100, seen
+
+
+def test_encode_writes_what_it_would_make_anew_and_copies_what_it_reuses():
+    rnd = random.Random("reuse")
+    for _ in range(300):
+        entries = [
+            {
+                "manager": f"m{i}",
+                "operation": rnd.choice(["Update", "Apply"]),
+                "apiVersion": "v1",
+                "time": f"2024-05-01T12:00:0{rnd.randrange(10)}Z",
+                "fieldsType": "FieldsV1",
+                "fieldsV1": perturbed(set_to_fields(random_set(rnd)), rnd)
+                if rnd.randrange(2)
+                else set_to_fields(random_set(rnd)),
+            }
+            for i in range(rnd.randrange(1, 4))
+        ]
+        try:
+            managed = mf.decode(entries)
+        except mf.ManagedFieldsError:
+            continue
+        for ident in list(managed.fields)[: rnd.randrange(2)]:  # a changed set, or an equal new one
+            owned = managed.fields[ident]
+            grown = owned.fields.union(random_set(rnd))
+            managed.fields[ident] = VersionedSet(grown, owned.api_version, owned.applied)
+        anew = mf.Managed(managed.fields, managed.times)
+        encoded = mf.encode(managed)
+        assert written(encoded) == written(mf.encode(anew))
+        read = [entry["fieldsV1"] for entry in entries]
+        assert not any(entry["fieldsV1"] is raw for entry in encoded for raw in read)
+
+
+def test_plain_strings_are_written_as_the_escaping_writes_them():
+    for code in [*range(0x300), 0x2028, 0x2029, 0xFFFD, 0x1F600]:
+        for text in (chr(code), f"a{chr(code)}b"):
+            assert go_json_string(text) == escaped_json_string(text)
+
+
+def test_member_types_are_derived_per_schema_node_not_per_name():
+    """A map of arbitrary names (labels, data) keeps no memo per name written: a server's schema nodes would
+    otherwise hold every key of every ConfigMap ever compared."""
+    ref = schema_for("", "v1", "ConfigMap")
+    data, labels = ref.child("data"), ref.child("metadata").child("labels")
+    compare({}, configmap(), ref, checked=True)
+    sizes = len(data._derived), len(labels._derived)
+    for i in range(50):
+        obj = configmap()
+        obj["data"][f"key-{i}"] = "v"
+        obj["metadata"]["labels"][f"label-{i}"] = "v"
+        compare(configmap(), obj, ref, checked=True)
+        compare({}, obj, ref, checked=True)
+    assert (len(data._derived), len(labels._derived)) == sizes
