@@ -7,7 +7,8 @@ What each schema position does is derived once, in a table per position (a kind'
 its scope): the decoding action, the Go type and field path an error names, the struct's field table, whether
 the unknown-field walk reaches it. So the walk does dict lookups and type checks only. A kind whose schema
 holds a position the two older walks treat differently (a node typed decoding skips but the unknown-field walk
-enters, an unknown type) is not walked here: `supported` says so and the caller uses the older walks."""
+enters, an unknown type) is not walked here: the walk raises Unsupported before it changed anything (its
+changes are applied when it is done) and the caller uses the older walks."""
 
 from __future__ import annotations
 
@@ -125,39 +126,23 @@ def root_plan(root: Node) -> _Plan:
     return root.derived(root_plan, lambda node: _Plan(node, schematypes.short(node.definition), "", True, True))
 
 
-def supported(root: Node) -> bool:
-    """Whether every position of the kind's schema is one this walk handles as the older walks do."""
-    return root.derived(supported, _supported)
+class Unsupported(Exception):
+    """The object reached a schema position this walk does not handle as the older walks do."""
 
 
-def _supported(root: Node) -> bool:
-    pending: list[tuple[_Plan, frozenset[str]]] = [(root_plan(root), frozenset())]
-    while pending:
-        plan, above = pending.pop()
-        if plan.kind == ODD:
-            return False
-        definition = plan.node.definition
-        if definition in above:  # a recursive definition: its positions below were checked where it began
-            continue
-        if plan.kind == STRUCT:
-            for field in plan.fields().values():
-                if field is not None:
-                    pending.append((field.plan, above | {definition}))
-        elif plan.kind in (LIST, MAP) and (extra := plan.extra()) is not None:
-            pending.append((extra, above | {definition}))
-        if plan.kind in _ENTERED and fieldvalidation.shape(plan.node) != _ENTERED[plan.kind]:
-            return False
-    return True
+_DELETE = object()
 
 
 class Walked:
-    """What the walk found: the unknown fields' paths (in document order) and the object's strings as sent."""
+    """What the walk found: the unknown fields' paths (in document order) and the object's strings as sent;
+    and the changes to make (container, key or index, new value or _DELETE), made once the walk is done."""
 
-    __slots__ = ("unknown", "strings")
+    __slots__ = ("unknown", "strings", "changes")
 
     def __init__(self) -> None:
         self.unknown: list[Path] = []
         self.strings = 0
+        self.changes: list[tuple[Any, Any, Any]] = []
 
     def unknown_paths(self, *, sort_keys: bool = False, map_keys: bool = True) -> list[str]:
         """The paths as fieldvalidation.unknown_fields gives them with the same options."""
@@ -191,9 +176,17 @@ def _render(path: Path, map_keys: bool) -> str:
 
 def walk(obj: dict[str, Any], root: Node) -> Walked:
     """Decodes `obj` in place as Go decodes it into the kind and drops its unknown fields; raises
-    schematypes.TypeMismatch with the first wrong-type error. Only for kinds `supported` accepts."""
+    schematypes.TypeMismatch with the first wrong-type error, or Unsupported (`obj` then left as it is)."""
+    plan = root_plan(root)
+    if plan.kind != STRUCT:
+        raise Unsupported
     found = Walked()
-    found.strings = _struct(obj, root_plan(root), None, found)
+    found.strings = _struct(obj, plan, None, found)
+    for container, key, value in found.changes:
+        if value is _DELETE:
+            del container[key]
+        else:
+            container[key] = value
     return found
 
 
@@ -204,29 +197,27 @@ def _count(value: Any) -> int:
 def _struct(obj: dict[str, Any], plan: _Plan, path: Path, found: Walked) -> int:
     fields = plan.fields()
     strings = len(obj)
-    for key, item in list(obj.items()):
+    changes = found.changes
+    for key, item in obj.items():
         field = fields.get(key, False)
         if not field:  # unknown, known without a schema (False), or a property without one (None)
             strings += _count(item)
             if field is False and plan.walked and key not in plan.known:
                 found.unknown.append((path, key, FIELD))
-                del obj[key]
+                changes.append((obj, key, _DELETE))
             continue
         child = field.plan
         kind = child.kind
         if item is None:
             kept, zero = field.null()
-            if kept:
-                obj[key] = zero
-            else:
-                del obj[key]
+            changes.append((obj, key, zero if kept else _DELETE))
             continue
         if kind == STRING:
             if item.__class__ is not str and not isinstance(item, str):
                 raise child.mismatch(item)
             strings += 1
             if field.omit and item == "":
-                del obj[key]
+                changes.append((obj, key, _DELETE))
             continue
         if kind == STRUCT or kind == LIST or kind == MAP:
             strings += _container(item, child, (path, key, FIELD), found)
@@ -237,9 +228,9 @@ def _struct(obj: dict[str, Any], plan: _Plan, path: Path, found: Walked) -> int:
         strings += item.__class__ is str
         decoded = _scalar(item, child)
         if field.omit and schematypes._is_zero_scalar(decoded):
-            del obj[key]
+            changes.append((obj, key, _DELETE))
         elif decoded is not item:
-            obj[key] = decoded
+            changes.append((obj, key, decoded))
     return strings
 
 
@@ -266,7 +257,7 @@ def _list(value: list[Any], plan: _Plan, path: Path, found: Walked) -> int:
     kind = items.kind
     for index, item in enumerate(value):
         if item is None:
-            value[index] = items.zero()
+            found.changes.append((value, index, items.zero()))
         elif kind == STRING:
             if not isinstance(item, str):
                 raise items.mismatch(item)
@@ -279,7 +270,7 @@ def _list(value: list[Any], plan: _Plan, path: Path, found: Walked) -> int:
             strings += item.__class__ is str
             decoded = _scalar(item, items)
             if decoded is not item:
-                value[index] = decoded
+                found.changes.append((value, index, decoded))
     return strings
 
 
@@ -293,7 +284,7 @@ def _map(value: dict[str, Any], plan: _Plan, path: Path, found: Walked) -> int:
         for key, item in value.items():
             if item.__class__ is not str:
                 if item is None:
-                    value[key] = values.zero()
+                    found.changes.append((value, key, values.zero()))
                     continue
                 if not isinstance(item, str):
                     raise values.mismatch(item)
@@ -301,7 +292,7 @@ def _map(value: dict[str, Any], plan: _Plan, path: Path, found: Walked) -> int:
         return strings
     for key, item in value.items():
         if item is None:
-            value[key] = values.zero()
+            found.changes.append((value, key, values.zero()))
         elif kind == STRUCT or kind == LIST or kind == MAP:
             strings += _container(item, values, (path, key, MAP_KEY), found)
         elif kind == SKIP or kind == OBJECT:
@@ -310,7 +301,7 @@ def _map(value: dict[str, Any], plan: _Plan, path: Path, found: Walked) -> int:
             strings += item.__class__ is str
             decoded = _scalar(item, values)
             if decoded is not item:
-                value[key] = decoded
+                found.changes.append((value, key, decoded))
     return strings
 
 
@@ -347,9 +338,11 @@ def _scalar(value: Any, plan: _Plan) -> Any:
         if not isinstance(value, str):
             raise plan.mismatch(value)
         return schematypes._bytes(value)
-    if not isinstance(value, str):  # STRING
-        raise plan.mismatch(value)
-    return value
+    if kind == STRING:
+        if not isinstance(value, str):
+            raise plan.mismatch(value)
+        return value
+    raise Unsupported
 
 
 def _opaque(value: Any, plan: _Plan) -> int:

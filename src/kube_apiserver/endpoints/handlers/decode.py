@@ -83,8 +83,11 @@ def _validate_fields(req: Request, schema: Node, scope: RequestScope, body: byte
 
     if scope.custom_resource:
         return fieldvalidation.check_request_object(directive, body, body_format, obj, schema, warnings, reject, True)
-    if body_format == "json" and typedwalk.supported(schema):
-        return _walked(directive, body, obj, schema, warnings, reject)
+    if body_format == "json":
+        try:
+            return _walked(directive, body, obj, schema, warnings, reject)
+        except typedwalk.Unsupported:  # a schema the one walk does not handle: the walks it replaces
+            pass
     # Typed decoding first, in place (nulls as zero values, []byte canonical): Go's decoding fails before any
     # strict (unknown or duplicate field) error, and the strict checks read only field names, which it leaves
     # as they are, and the body; so the object is walked once with its schema, not checked and then decoded.

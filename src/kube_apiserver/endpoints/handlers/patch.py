@@ -128,9 +128,12 @@ def _field_validation(req: Request, schema: Node | None, patch_type: str, raw: b
         body_errors = fieldvalidation.patch_body_errors(raw, body, patch_type == serializer.JSON_PATCH)
 
     def check(patched: Any, shown: Callable[[], str]) -> None:
-        if schema is not None and isinstance(patched, dict) and typed and typedwalk.supported(schema):
-            _check_walked(patched, schema, shown)
-        elif schema is not None and isinstance(patched, dict):
+        if schema is not None and isinstance(patched, dict) and typed:
+            try:
+                return _check_walked(patched, schema, shown)
+            except typedwalk.Unsupported:  # a schema the one walk does not handle: the walks it replaces
+                pass
+        if schema is not None and isinstance(patched, dict):
             wrong_type = schematypes.decode(patched, schema) if typed else None
             if wrong_type is not None:
                 raise fieldvalidation.invalid_patch(shown(), wrong_type)
