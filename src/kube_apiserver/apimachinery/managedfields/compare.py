@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .fieldpath import FIELD, FieldSet, PathCursor, PathElement
-from .schematype import DEDUCED, Atom, ItemError, ListType, TypeRef, deduce, item_element, resolve
+from .schematype import DEDUCED, Atom, FieldTypes, ItemError, ListType, TypeRef, deduce, item_element, resolve
 from .validate import validate, validate_atom
 from .values import ABSENT, equal
 
@@ -128,11 +128,12 @@ class _Walker:
             if not atom.map.atomic and isinstance(value, dict) and value:
                 types = atom.map.types
                 declared, other = types.declared, types.other
+                takes_scalar, other_takes_scalar = types.takes_scalar, types.other_takes_scalar
                 node: FieldSet | None = None  # this map's node in the added set, once a scalar member is added
                 shortcuts = self.shortcuts
                 for name, child in value.items():
                     child_ref = declared.get(name, other) or DEDUCED
-                    if shortcuts and type(child) in _SCALARS and types.takes_scalar(name):
+                    if shortcuts and type(child) in _SCALARS and takes_scalar.get(name, other_takes_scalar):
                         # A scalar where a scalar goes: a leaf, valid, added (what added(child) does).
                         if node is None:
                             node = path.node_in(self.out.added)
@@ -183,20 +184,42 @@ class _Walker:
         if atom.map.atomic or (not lhs and not rhs):
             self.leaf(state)
             return
-        types, path = atom.map.types, state.path
-        declared, other = types.declared, types.other
-        shortcuts = self.shortcuts
+        if self.shortcuts:
+            self.members(atom.map.types, lhs or {}, rhs or {}, state.path)
+            return
         for name in _zip_keys(lhs, rhs):
-            child = declared.get(name, other) or DEDUCED
             left = lhs.get(name, ABSENT) if lhs else ABSENT
             right = rhs.get(name, ABSENT) if rhs else ABSENT
-            if shortcuts and type(left) in _SCALARS and type(right) in _SCALARS and types.takes_scalar(name):
-                # Two scalars where a scalar goes: a leaf, valid on both sides, modified when they differ
-                # (what walk does, without its cursor, deductions and state).
+            self.walk(left, right, atom.map.field_type(name) or DEDUCED, state.path.child((FIELD, name)))
+
+    def members(self, types: FieldTypes, lhs: dict[str, Any], rhs: dict[str, Any], path: PathCursor) -> None:
+        """do_map's walk of the members of both sides, with shortcuts for scalars where a scalar goes: such a
+        member is a leaf, valid, modified when the two differ and added when only `rhs` has it (what walk and
+        added do, without their cursor, deductions and state)."""
+        declared, other, takes_scalar, other_takes_scalar = (
+            types.declared, types.other, types.takes_scalar, types.other_takes_scalar)
+        in_both = 0
+        for name, left in lhs.items():
+            right = rhs.get(name, ABSENT)
+            if right is not ABSENT:
+                in_both += 1
+            if type(left) in _SCALARS and type(right) in _SCALARS and takes_scalar.get(name, other_takes_scalar):
                 if not (type(left) is type(right) and left == right) and not equal(left, right):
                     self.out.modified.insert_at(path.child((FIELD, name)))
                 continue
-            self.walk(left, right, child, path.child((FIELD, name)))
+            self.walk(left, right, declared.get(name, other) or DEDUCED, path.child((FIELD, name)))
+        if in_both == len(rhs):
+            return
+        node: FieldSet | None = None  # this map's node in the added set, once a scalar member is added
+        for name, right in rhs.items():
+            if name in lhs:
+                continue
+            if type(right) in _SCALARS and takes_scalar.get(name, other_takes_scalar):
+                if node is None:
+                    node = path.node_in(self.out.added)
+                node.members.add((FIELD, name))
+                continue
+            self.added(right, declared.get(name, other) or DEDUCED, path.child((FIELD, name)))
 
     def do_list(self, atom: Atom, state: _State) -> None:
         list_type = atom.list

@@ -153,20 +153,16 @@ class FieldTypes:
     of any other name (additionalProperties, deduced, or None for an undeclared field of a struct). Memoizing
     per name instead would keep every label and data key ever written."""
 
-    __slots__ = ("declared", "other", "scalar_names", "other_takes_scalar")
+    __slots__ = ("declared", "other", "takes_scalar", "other_takes_scalar")
 
     def __init__(self, owner: TypeRef) -> None:
         self.declared: dict[str, TypeRef] = {name: _child(raw, owner.child(name))
                                              for name, raw in owner.properties().items()
                                              } if isinstance(owner, Node) else {}
         self.other = _field_type(owner, "", declared=False)
-        # Which members can hold a scalar (their atom has a scalar part): walks take a shortcut for those.
-        self.scalar_names = frozenset(name for name, ref in self.declared.items() if resolve(ref).scalar is not None)
+        # Whether a member's type (DEDUCED when undeclared) has a scalar part: walks take a shortcut for those.
+        self.takes_scalar = {name: resolve(ref).scalar is not None for name, ref in self.declared.items()}
         self.other_takes_scalar = resolve(self.other or DEDUCED).scalar is not None
-
-    def takes_scalar(self, name: str) -> bool:
-        """Whether the member's type (DEDUCED when undeclared) has a scalar part."""
-        return name in self.scalar_names if name in self.declared else self.other_takes_scalar
 
 
 def _field_type(owner: TypeRef, name: str, declared: bool = True) -> TypeRef | None:
