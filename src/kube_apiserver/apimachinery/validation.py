@@ -151,6 +151,8 @@ _dns1123_subdomain_us = _matcher(DNS1123_SUBDOMAIN_WITH_UNDERSCORE_FMT)
 
 
 def is_dns1123_label(value: str) -> list[str]:
+    if len(value) <= DNS1123_LABEL_MAX_LENGTH and _dns1123_label(value):  # a match is ASCII: len is its bytes
+        return []
     errs: list[str] = []
     if _blen(value) > DNS1123_LABEL_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
@@ -163,6 +165,8 @@ def is_dns1123_label(value: str) -> list[str]:
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
+    if len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH and _dns1123_subdomain(value):  # a match is ASCII
+        return []
     errs: list[str] = []
     if _blen(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
@@ -377,6 +381,9 @@ _config_map_key = _matcher(_CONFIG_MAP_KEY_FMT)
 
 
 def is_config_map_key(value: str) -> list[str]:
+    if len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH and _config_map_key(value) and value != "." \
+            and not value.startswith(".."):  # valid (a match is ASCII: len is its bytes)
+        return []
     errs: list[str] = []
     if _blen(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
@@ -622,9 +629,24 @@ def validate_label_name(name: str, path: Path) -> ErrorList:
     return [invalid(path, name, m).with_origin("labelKey") for m in is_qualified_name(name)]
 
 
+# A valid qualified name (an optional DNS-subdomain prefix and '/', then the name), lengths aside: what
+# is_qualified_name accepts when the prefix is at most 253 bytes and the name at most 63 (a match is ASCII).
+_qualified_name_shape = _matcher(f"(?:{DNS1123_SUBDOMAIN_FMT}/)?{QUALIFIED_NAME_FMT}")
+
+
+def _is_valid_qualified_name(value: str) -> bool:
+    """is_qualified_name(value) == [], in one match for the usual valid name."""
+    if not _qualified_name_shape(value):
+        return False
+    prefix, _, name = value.rpartition("/")
+    return len(name) <= QUALIFIED_NAME_MAX_LENGTH and len(prefix) <= DNS1123_SUBDOMAIN_MAX_LENGTH
+
+
 def validate_labels(labels: Mapping[str, str] | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     for key, value in (labels or {}).items():
+        if len(value) <= LABEL_VALUE_MAX_LENGTH and _label_value(value) and _is_valid_qualified_name(key):
+            continue  # valid: no messages to make
         errs.extend(validate_label_name(key, path))
         errs.extend(invalid(path, value, m) for m in is_valid_label_value(value))
     return errs
@@ -673,6 +695,8 @@ MAX_SUBRESOURCE_NAME_LENGTH = 256
 
 
 def validate_field_manager(manager: str, path: Path) -> ErrorList:
+    if manager.isprintable() and _blen(manager) <= FIELD_MANAGER_MAX_LENGTH:  # every character printable
+        return []
     errs: ErrorList = []
     if _blen(manager) > FIELD_MANAGER_MAX_LENGTH:
         errs.append(too_long(path, "", FIELD_MANAGER_MAX_LENGTH))
@@ -687,6 +711,8 @@ def validate_field_manager(manager: str, path: Path) -> ErrorList:
 def validate_managed_fields(entries: Iterable[Mapping[str, Any]] | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     for i, entry in enumerate(entries or ()):
+        if _valid_managed_fields_entry(entry):
+            continue  # the usual entry: no paths to make
         entry_path = path.index(i)
         operation = entry.get("operation") or ""
         if operation not in ("Apply", "Update"):
@@ -698,6 +724,14 @@ def validate_managed_fields(entries: Iterable[Mapping[str, Any]] | None, path: P
         if _blen(entry.get("subresource") or "") > MAX_SUBRESOURCE_NAME_LENGTH:
             errs.append(too_long(entry_path.child("subresource"), "", MAX_SUBRESOURCE_NAME_LENGTH))
     return errs
+
+
+def _valid_managed_fields_entry(entry: Mapping[str, Any]) -> bool:
+    """Whether validate_managed_fields finds nothing wrong with the entry."""
+    manager = entry.get("manager") or ""
+    return ((entry.get("operation") or "") in ("Apply", "Update") and (entry.get("fieldsType") or "") in ("", "FieldsV1")
+            and manager.isprintable() and _blen(manager) <= FIELD_MANAGER_MAX_LENGTH
+            and _blen(entry.get("subresource") or "") <= MAX_SUBRESOURCE_NAME_LENGTH)
 
 
 def validate_dry_run(path: Path, dry_run: list[str] | None) -> ErrorList:
@@ -792,7 +826,9 @@ def annotations_size(annotations: Mapping[str, str] | None) -> int:
 def validate_annotations(annotations: Mapping[str, str] | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     for key in annotations or {}:
-        errs.extend(invalid(path, key, m) for m in is_qualified_name(key.lower()))
+        lowered = key.lower()
+        if not _is_valid_qualified_name(lowered):
+            errs.extend(invalid(path, key, m) for m in is_qualified_name(lowered))
     if annotations_size(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT_B:
         errs.append(too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT_B))
     return errs
@@ -928,12 +964,19 @@ def _validate_names(meta: Mapping[str, Any], requires_namespace: bool, name_fn: 
 
 
 def _validate_meta_collections(meta: Mapping[str, Any], path: Path, with_finalizers: bool) -> ErrorList:
-    errs = validate_labels(meta.get("labels"), path.child("labels"))
-    errs += validate_annotations(meta.get("annotations"), path.child("annotations"))
-    errs += validate_owner_references(meta.get("ownerReferences"), path.child("ownerReferences"))
-    if with_finalizers:
-        errs += validate_finalizers(meta.get("finalizers"), path.child("finalizers"))
-    return errs + validate_managed_fields(meta.get("managedFields"), path.child("managedFields"))
+    # An absent or empty collection has nothing to report: its path is made only for one that is set.
+    errs: ErrorList = []
+    if labels := meta.get("labels"):
+        errs += validate_labels(labels, path.child("labels"))
+    if annotations := meta.get("annotations"):
+        errs += validate_annotations(annotations, path.child("annotations"))
+    if owners := meta.get("ownerReferences"):
+        errs += validate_owner_references(owners, path.child("ownerReferences"))
+    if with_finalizers and (finalizers := meta.get("finalizers")):
+        errs += validate_finalizers(finalizers, path.child("finalizers"))
+    if managed := meta.get("managedFields"):
+        errs += validate_managed_fields(managed, path.child("managedFields"))
+    return errs
 
 
 _IMMUTABLE_META_FIELDS = ("name", "namespace", "uid")
