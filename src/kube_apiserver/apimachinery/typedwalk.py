@@ -19,7 +19,9 @@ from .jsontypes import INT_RANGES, number_error, value_kind
 from .openapischema import Node
 
 # Decoding actions.
-STRING, BYTES, INTEGER, NUMBER, BOOLEAN, INT_OR_STRING, QUANTITY, SKIP, LIST, MAP, STRUCT, OBJECT, ODD = range(13)
+STRING, BYTES, INTEGER, NUMBER, BOOLEAN, INT_OR_STRING, QUANTITY, SKIP, LIST, MAP, STRUCT, OBJECT, ODD = (
+    range(13)
+)
 _CONTAINERS = ("struct", "map", "list")
 _ENTERED = {STRUCT: "struct", LIST: "list", MAP: "map"}  # the unknown-field walk's shape of each container
 # A path, built only where a container is entered: (parent, step, how), how being one of these.
@@ -48,8 +50,20 @@ class _Field:
 class _Plan:
     """What the walk does at one position of a kind's schema."""
 
-    __slots__ = ("node", "kind", "holder", "path", "walked", "go", "low", "high", "_fields", "_extra",
-                 "_child", "known")
+    __slots__ = (
+        "node",
+        "kind",
+        "holder",
+        "path",
+        "walked",
+        "go",
+        "low",
+        "high",
+        "_fields",
+        "_extra",
+        "_child",
+        "known",
+    )
 
     def __init__(self, node: Node, holder: str, path: str, walked: bool, root: bool = False):
         self.node, self.holder, self.path = node, holder, path
@@ -96,8 +110,10 @@ class _Plan:
 
     def mismatch(self, value: Any, wrong: str | None = None) -> schematypes.TypeMismatch:
         go = "int32" if self.kind == INT_OR_STRING else self.go or schematypes.go_type(self.node)
-        return schematypes.TypeMismatch(f"json: cannot unmarshal {wrong or value_kind(value)} into Go struct field "
-                                        f"{self.holder}.{self.path} of type {go}")
+        return schematypes.TypeMismatch(
+            f"json: cannot unmarshal {wrong or value_kind(value)} into Go struct field "
+            f"{self.holder}.{self.path} of type {go}"
+        )
 
 
 def _action(node: Node, root: bool) -> int:
@@ -123,7 +139,9 @@ def _action(node: Node, root: bool) -> int:
 
 
 def root_plan(root: Node) -> _Plan:
-    return root.derived(root_plan, lambda node: _Plan(node, schematypes.short(node.definition), "", True, True))
+    return root.derived(
+        root_plan, lambda node: _Plan(node, schematypes.short(node.definition), "", True, True)
+    )
 
 
 class Unsupported(Exception):

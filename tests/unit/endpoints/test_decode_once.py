@@ -42,11 +42,19 @@ def decodings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The walks of the object with its schema: typed checking or decoding, the unknown-field walk, the
     count of its strings, and the one walk (typedwalk) that does all three."""
     walks: list[str] = []
-    for module, name in [(schematypes, "check"), (schematypes, "decode"), (typedwalk, "walk"),
-                         (fieldvalidation, "unknown_fields"), (fieldvalidation, "may_have_duplicates")]:
+    for module, name in [
+        (schematypes, "check"),
+        (schematypes, "decode"),
+        (typedwalk, "walk"),
+        (fieldvalidation, "unknown_fields"),
+        (fieldvalidation, "may_have_duplicates"),
+    ]:
         original = getattr(module, name)
-        monkeypatch.setattr(module, name,
-                            lambda *a, _name=name, _original=original, **k: walks.append(_name) or _original(*a, **k))
+        monkeypatch.setattr(
+            module,
+            name,
+            lambda *a, _name=name, _original=original, **k: walks.append(_name) or _original(*a, **k),
+        )
     return walks
 
 
