@@ -81,9 +81,10 @@ class NamespacedLister:
             else self.informers.client.resource(self.group, self.version, self.resource)
         )
 
-    async def list(self, namespace: str, live: bool = False) -> list[Object]:
+    async def list(self, namespace: str, live: bool = False, shared: bool = False) -> list[Object]:
         """Copies of the objects in `namespace` (callers may change them). `live`: read from the storage
-        whatever the informer and the live-lookup LRU hold."""
+        whatever the informer and the live-lookup LRU hold. `shared`: the cached objects themselves, for a
+        caller that only reads them (a pod create's Priority reads the classes' names and values)."""
         if self.informers is None:
             return []
         items: list[Object] = []
@@ -96,6 +97,8 @@ class NamespacedLister:
                 items = await self._live(namespace)
             else:
                 items = await self.live_lookups.get(namespace, self._live)
+        if shared:
+            return items
         return copy_json(items)  # decoded JSON: a plain tree copy, several times cheaper than deepcopy
 
     def known_empty(self, namespace: str) -> bool:

@@ -18,7 +18,7 @@ NOT_A_POD = "resource was marked with kind Pod but was unable to be converted"
 
 
 class ClassLister(Protocol):
-    async def list(self, namespace: str, live: bool = False) -> list[Object]: ...
+    async def list(self, namespace: str, live: bool = False, shared: bool = False) -> list[Object]: ...
 
 
 def _name(obj: Object) -> str:
@@ -37,14 +37,15 @@ class Priority:
     async def get(self, name: str) -> Object | None:
         """The named class from the cache, read live when the cache does not show it yet."""
         for live in (False, True):
-            found = next((pc for pc in await self.classes.list("", live) if _name(pc) == name), None)
+            found = next((pc for pc in await self.classes.list("", live, shared=True)
+                          if _name(pc) == name), None)
             if found is not None:
                 return found
         return None
 
     async def default_class(self) -> Object | None:
         """The global default; should a race have made several, the one with the lowest value."""
-        defaults = [pc for pc in await self.classes.list("") if pc.get("globalDefault")]
+        defaults = [pc for pc in await self.classes.list("", shared=True) if pc.get("globalDefault")]
         return min(defaults, key=lambda pc: pc.get("value", 0), default=None)
 
     async def admit(self, attrs: Attributes) -> None:

@@ -116,6 +116,8 @@ def test_a_lister_starts_its_informer_on_first_read(tmp_path: Path) -> None:
             # a copy: what the caller changes does not change the informer's object
             (await lister.list("lr"))[0]["metadata"]["name"] = "changed"
             assert (await lister.list("lr"))[0]["metadata"]["name"] == "l"
+            # shared: the informer's own objects, for a caller that only reads them (no copy per pod create)
+            assert (await lister.list("lr", shared=True))[0] is informers.informers[key].indexer.get("lr/l")
 
     asyncio.run(main())
 
