@@ -7,7 +7,7 @@ Workloads, as bench/write_path.py's requests reach `RequestScope.track`:
   update  the stored ConfigMap (one Update entry) with one key changed, the GET's managedFields sent back
   patch   the same, as a merge patch leaves it (the live entries in the patched object)
   pod     a defaulted Pod (one container) against the kind's empty object
-Prints the median of the rounds per workload; `--src` measures another tree's src (e.g. a worktree taken
+Prints the median and the best of the rounds per workload (the best is the steadier on a shared machine); `--src` measures another tree's src (e.g. a worktree taken
 before a change) in the same process layout, for a before/after comparison run back to back."""
 
 from __future__ import annotations
@@ -142,13 +142,11 @@ def main() -> None:
         for name, call in calls.items():
             figures[name].append(measure(call, args.n))
     print(
-        f"FieldManager.update, CPU µs per call (median of {args.rounds} rounds of {args.n}; "
+        f"FieldManager.update, CPU µs per call (median and best of {args.rounds} rounds of {args.n}; "
         f"src={args.src or 'this tree'})"
     )
     for name, values in figures.items():
-        print(
-            f"  {name:<7} {statistics.median(values):8.1f}   (rounds: {', '.join(f'{v:.1f}' for v in values)})"
-        )
+        print(f"  {name:<7} median {statistics.median(values):7.1f}   best {min(values):7.1f}")
 
 
 if __name__ == "__main__":

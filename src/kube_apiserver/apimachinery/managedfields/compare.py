@@ -121,25 +121,76 @@ class _Walker:
     def added(self, value: Any, ref: TypeRef, path: PathCursor) -> None:
         """walk(ABSENT, value): the value and everything in it is added. One-sided, as most of a create's and
         of a new subtree's walk is: the same sets and verdict without a left side to deduce and compare."""
+        if not self.shortcuts:
+            self.added_by_path(value, ref, path)
+            return
+        below = self.added_below(value, ref)
+        if path.parent is None:  # the root: what is below it are the set's own members
+            if below is not None:
+                _graft(self.out.added, below)
+            return
+        parent = path.parent.node_in(self.out.added)
+        parent.members.add(path.element)
+        if below is not None:
+            mine = parent.children.get(path.element)
+            if mine is None:
+                parent.children[path.element] = below
+            else:
+                _graft(mine, below)
+
+    def added_below(self, value: Any, ref: TypeRef) -> FieldSet | None:
+        """The paths added under `value` (relative to it; None when there are none), built bottom-up: no
+        cursor, and no descent from the root of the added set, per member."""
+        atom = deduce(resolve(ref), value)
+        if self.checked and not self.out.invalid:
+            self.out.invalid = _fails(value, atom)
+        if atom.map is not None:
+            if atom.map.atomic or not value or not isinstance(value, dict):
+                return None
+            types = atom.map.types
+            declared, other = types.declared, types.other
+            takes_scalar, other_takes_scalar = types.takes_scalar, types.other_takes_scalar
+            node = FieldSet()
+            members, children = node.members, node.children
+            for name, child in value.items():
+                element = (FIELD, name)
+                members.add(element)
+                if type(child) in _SCALARS and takes_scalar.get(name, other_takes_scalar):
+                    continue  # a scalar where a scalar goes: a leaf, valid
+                below = self.added_below(child, declared.get(name, other) or DEDUCED)
+                if below is not None:
+                    children[element] = below
+            return node
+        list_type = atom.list
+        if list_type is None or list_type.relationship == "atomic" or not value or not isinstance(value, list):
+            return None
+        order: list[PathElement] = []
+        groups = _group(list_type, value, order, {}, self.out if self.checked else None)
+        if not order:
+            return None
+        node = FieldSet()
+        for element in order:
+            group = groups[element]
+            node.members.add(element)
+            if len(group) == 1:
+                below = self.added_below(group[0], list_type.item)
+                if below is not None:
+                    node.children[element] = below
+            elif self.checked and not self.out.invalid:
+                self.out.invalid = any(validate(item, list_type.item, allow_duplicates=True, strict=False)
+                                       for item in group)
+        return node
+
+    def added_by_path(self, value: Any, ref: TypeRef, path: PathCursor) -> None:
+        """added, inserting each path where it is found (the general way)."""
         atom = deduce(resolve(ref), value)
         if self.checked and not self.out.invalid:
             self.out.invalid = _fails(value, atom)
         if atom.map is not None:
             if not atom.map.atomic and isinstance(value, dict) and value:
-                types = atom.map.types
-                declared, other = types.declared, types.other
-                takes_scalar, other_takes_scalar = types.takes_scalar, types.other_takes_scalar
-                node: FieldSet | None = None  # this map's node in the added set, once a scalar member is added
-                shortcuts = self.shortcuts
+                field_type = atom.map.field_type
                 for name, child in value.items():
-                    child_ref = declared.get(name, other) or DEDUCED
-                    if shortcuts and type(child) in _SCALARS and takes_scalar.get(name, other_takes_scalar):
-                        # A scalar where a scalar goes: a leaf, valid, added (what added(child) does).
-                        if node is None:
-                            node = path.node_in(self.out.added)
-                        node.members.add((FIELD, name))
-                    else:
-                        self.added(child, child_ref, path.child((FIELD, name)))
+                    self.added_by_path(child, field_type(name) or DEDUCED, path.child((FIELD, name)))
         elif atom.list is not None:
             list_type = atom.list
             if list_type.relationship != "atomic" and isinstance(value, list) and value:
@@ -152,7 +203,7 @@ class _Walker:
         for element in order:
             group, item_path = groups[element], path.child(element)
             if len(group) == 1:
-                self.added(group[0], list_type.item, item_path)
+                self.added_by_path(group[0], list_type.item, item_path)
                 continue
             if self.checked and not self.out.invalid:
                 self.out.invalid = any(validate(value, list_type.item, allow_duplicates=True, strict=False)
@@ -254,6 +305,17 @@ class _Walker:
             if lhs:
                 self.walk(lhs[0], ABSENT, item, path)
             self.out.added.insert_at(path)
+
+
+def _graft(node: FieldSet, below: FieldSet) -> None:
+    """Adds the paths of `below` to `node` in place (cursors may know its nodes)."""
+    node.members |= below.members
+    for element, sub in below.children.items():
+        mine = node.children.get(element)
+        if mine is None:
+            node.children[element] = sub
+        else:
+            _graft(mine, sub)
 
 
 def _zip_keys(lhs: dict[str, Any] | None, rhs: dict[str, Any] | None) -> list[str]:

@@ -23,7 +23,7 @@ from kube_apiserver.apimachinery.managedfields.fieldsv1 import (
 )
 from kube_apiserver.apimachinery.managedfields.schematype import DEDUCED, TypeRef
 from kube_apiserver.apimachinery.managedfields.updater import VersionedSet
-from kube_apiserver.apimachinery.managedfields.values import escaped_json_string, go_json_string
+from kube_apiserver.apimachinery.managedfields.values import ABSENT, escaped_json_string, go_json_string
 from kube_apiserver.apimachinery.managedfields.zero import zero_object
 
 NAMES = [
@@ -152,6 +152,7 @@ def test_compare_shortcuts_equal_the_general_walk_on_random_objects(kind, ref, m
         base = mutated(make(), rnd, rnd.randrange(3))
         other = mutated(base, rnd, rnd.randrange(1, 4))
         assert_same(zero, base, ref)  # a create
+        assert_same(ABSENT, base, ref)  # all of it added, from the root
         assert_same(base, other, ref)  # an update
         assert_same(other, base, ref)
         assert_same(base, copy.deepcopy(base), ref)  # an update that changes nothing
@@ -297,3 +298,16 @@ def test_member_types_are_derived_per_schema_node_not_per_name():
         compare(configmap(), obj, ref, checked=True)
         compare({}, obj, ref, checked=True)
     assert (len(data._derived), len(labels._derived)) == sizes
+
+
+def test_an_added_list_with_repeated_keys_is_checked_item_by_item():
+    """Items sharing a key are not walked one by one (only their path is added), so each is validated."""
+    ref = schema_for("", "v1", "Pod")
+    obj = pod()
+    obj["spec"]["containers"] += [
+        {"name": "d", "image": "i"},
+        {"name": "d", "image": "i", "env": "not-a-list"},
+    ]
+    for lhs in (ABSENT, zero_object(ref), {"spec": {}}):
+        assert compare(lhs, obj, ref, checked=True).invalid
+        assert_same(lhs, obj, ref)
