@@ -31,7 +31,7 @@ class Managed:
     times: dict[str, datetime | None] = field(default_factory=dict)
     # The decoded entries' fieldsV1 written as this server writes them, with the set each decoded to: an entry
     # whose set is the same when encoded again is written as a copy of it (most entries of an update).
-    written: dict[str, tuple[FieldSet, dict[str, Any]]] = field(default_factory=dict)
+    written: dict[str, tuple[FieldSet, dict[str, Any]]] = field(default_factory=dict, compare=False, repr=False)
 
     def copy(self) -> Managed:
         return Managed(dict(self.fields), dict(self.times), self.written)
