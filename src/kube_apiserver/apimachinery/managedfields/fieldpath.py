@@ -76,8 +76,9 @@ class FieldSet:
         # neighbouring paths (a child's, then its parent's), which then cost no descent from the root, so a
         # set nested thousands of levels deep is built in linear rather than quadratic time.
         self._trail: tuple[Path, list[FieldSet]] | None = None  # made on the first insert: most sets get none
-        for path in paths:
-            self.insert(path)
+        if paths:
+            for path in paths:
+                self.insert(path)
 
     def insert(self, path: Path) -> None:
         if not path:

@@ -157,12 +157,15 @@ def _read(raw: dict[str, Any], canonical: list[bool], top: bool = False) -> tupl
         if canonical[0] and (type(sub) is not dict or (previous is not None and not previous < element)):
             canonical[0] = False
         previous = element
-        grandchildren, child_is_member = _read(sub or {}, canonical)
+        if children is None:  # a known element is always a member or has members below it
+            children = FieldSet()
+        if not sub:  # {} (or null): a member with nothing below it, as _read({}) finds
+            children.members.add(element)
+            continue
+        grandchildren, child_is_member = _read(sub, canonical)
         if child_is_member:
-            children = children or FieldSet()
             children.members.add(element)
         if grandchildren is not None:
-            children = children or FieldSet()
             children.children[element] = grandchildren
     if children is None:
         is_member = True
