@@ -6,8 +6,10 @@ value but set on decode, so a value never disagrees with its key's revision."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..apimachinery import errors
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from .value.keys import KeyTransformers
 
 YIELD_EVERY = 256  # initial objects served before handing the event loop back
+TURN_WAIT = 2.0  # seconds a conflicting update waits for its key's earlier retries before it goes on anyway
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 INCONSISTENT_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can start a new "
@@ -76,6 +79,42 @@ Decode = Callable[[str, bytes, int], Object]  # key, stored value, revision -> o
 Deleted = Callable[[str, int], Object | None]
 
 
+@dataclass(slots=True)
+class _Conflict:
+    """An update attempt that lost to another write of its key: the key's state now."""
+
+    current: KeyValue | None
+
+
+class UpdateTurns:
+    """Per key, the retries of conflicting updates, one at a time in arrival order. A retry that has waited
+    TURN_WAIT seconds goes on without its turn: a write that another update of the same key waits on (a
+    webhook writing the object it is called for) is not held up longer than that."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # key -> its lock, how many use it
+
+    @contextlib.asynccontextmanager
+    async def turn(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._keys.get(key) or self._keys.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            try:
+                async with asyncio.timeout(TURN_WAIT):
+                    await lock.acquire()
+            except TimeoutError:
+                yield
+                return
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._keys[key]
+
+
 class ObjectStore:
     """`media_type` (--storage-media-type) is what values are written as; values of any are read.
     `transformers` (--encryption-provider-config) transform values between the codec and the KV, never keys."""
@@ -84,6 +123,7 @@ class ObjectStore:
         self.kv = kv
         self.codec = StorageCodec(media_type)
         self.transformers: KeyTransformers | None = None
+        self._turns = UpdateTurns()
 
     # ---- values: codec, then transformer ----
 
@@ -139,33 +179,52 @@ class ObjectStore:
     async def guaranteed_update(self, key: str, try_update: UpdateFunc,
                                 preconditions: Preconditions | None = None,
                                 ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object:
-        current = await self.kv.get(key)
-        while True:
-            if current is None and not ignore_not_found:
-                raise KeyNotFoundError(key)
-            existing: Object = {}
-            current_plain, stale = b"", False
-            if current is not None:
-                current_plain, stale = self._from_storage(key, current.value)
-                existing = self.codec.decode(current_plain, current.mod_revision)
-            if preconditions is not None and current is not None:
-                preconditions.check(key, existing)
-            updated = await try_update(existing)
-            plain = self.codec.encode(updated)
-            if current is not None and not stale and plain == current_plain:
-                # Nothing changed: no new revision, as in Kubernetes. A value read with another provider
-                # than the first (stale) is written again all the same, so that a rewrite re-encrypts it.
-                return existing
-            value = self._to_storage(key, plain)
-            check_request_size(key, value)
-            seconds = ttl(updated) if ttl is not None else 0
-            if current is None:
-                result = await self.kv.create(key, value, seconds)
-            else:
-                result = await self.kv.update(key, value, current.mod_revision, seconds)
-            if result.succeeded:
-                return self.codec.decode(plain, result.revision)
-            current = result.current if result.current is not None else await self.kv.get(key)
+        """etcd3 store's GuaranteedUpdate: `try_update` of the current object, written if the key has not
+        changed meanwhile, else tried again from the newer state. After a first conflict, the key's retries
+        take turns (UpdateTurns): concurrent writers of one key all start from the same state, so all but one
+        would conflict again on every round (about n²/2 attempts of admission and validation for n writers)."""
+        outcome = await self._try_update(key, await self.kv.get(key), try_update, preconditions,
+                                         ignore_not_found, ttl)
+        if not isinstance(outcome, _Conflict):
+            return outcome
+        async with self._turns.turn(key):
+            current = await self.kv.get(key)  # what the turns before this one left
+            while True:
+                outcome = await self._try_update(key, current, try_update, preconditions, ignore_not_found, ttl)
+                if not isinstance(outcome, _Conflict):
+                    return outcome
+                current = outcome.current
+
+    async def _try_update(self, key: str, current: KeyValue | None, try_update: UpdateFunc,
+                          preconditions: Preconditions | None, ignore_not_found: bool,
+                          ttl: TTLFunc | None) -> Object | _Conflict:
+        """One attempt from `current`: the object written (or the existing one, unchanged), or the conflict
+        with the key's newer state."""
+        if current is None and not ignore_not_found:
+            raise KeyNotFoundError(key)
+        existing: Object = {}
+        current_plain, stale = b"", False
+        if current is not None:
+            current_plain, stale = self._from_storage(key, current.value)
+            existing = self.codec.decode(current_plain, current.mod_revision)
+        if preconditions is not None and current is not None:
+            preconditions.check(key, existing)
+        updated = await try_update(existing)
+        plain = self.codec.encode(updated)
+        if current is not None and not stale and plain == current_plain:
+            # Nothing changed: no new revision, as in Kubernetes. A value read with another provider
+            # than the first (stale) is written again all the same, so that a rewrite re-encrypts it.
+            return existing
+        value = self._to_storage(key, plain)
+        check_request_size(key, value)
+        seconds = ttl(updated) if ttl is not None else 0
+        if current is None:
+            result = await self.kv.create(key, value, seconds)
+        else:
+            result = await self.kv.update(key, value, current.mod_revision, seconds)
+        if result.succeeded:
+            return self.codec.decode(plain, result.revision)
+        return _Conflict(result.current if result.current is not None else await self.kv.get(key))
 
     async def delete(self, key: str, preconditions: Preconditions | None = None,
                      validate_deletion: DeleteValidation | None = None) -> Object:
