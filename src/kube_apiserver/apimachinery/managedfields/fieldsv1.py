@@ -99,16 +99,21 @@ def set_to_json(fields: FieldSet) -> str:
 
 
 def _emit(fields: FieldSet, include_self: bool) -> dict[str, Any]:
+    members, children = fields.members, fields.children
     out: dict[str, Any] = {}
-    if include_self and (fields.members or fields.children):
+    if include_self and (members or children):
         out[SELF] = {}
-    for element in sorted(fields.members | fields.children.keys()):
-        child = fields.children.get(element)
+    if not children:  # a level of leaves (labels, data keys, a container's scalars)
+        for element in sorted(members):
+            out["f:" + element[1] if element[0] == fieldpath.FIELD else serialize_element(element)] = {}
+        return out
+    for element in sorted(members | children.keys()):
+        child = children.get(element)
         name = "f:" + element[1] if element[0] == fieldpath.FIELD else serialize_element(element)
         if child is None:
             out[name] = {}
         else:
-            out[name] = _emit(child, include_self=element in fields.members)
+            out[name] = _emit(child, include_self=element in members)
     return out
 
 
