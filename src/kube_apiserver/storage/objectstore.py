@@ -182,12 +182,15 @@ class ObjectStore:
         """etcd3 store's GuaranteedUpdate: `try_update` of the current object, written if the key has not
         changed meanwhile, else tried again from the newer state. After a first conflict, the key's retries
         take turns (UpdateTurns): concurrent writers of one key all start from the same state, so all but one
-        would conflict again on every round (about n²/2 attempts of admission and validation for n writers)."""
+        would conflict again on every round (about n²/2 attempts of admission and validation for n writers).
+        Only on a store this process alone writes: replicas sharing etcd mostly conflict with each other,
+        which a turn in one process does not order."""
         outcome = await self._try_update(key, await self.kv.get(key), try_update, preconditions,
                                          ignore_not_found, ttl)
         if not isinstance(outcome, _Conflict):
             return outcome
-        async with self._turns.turn(key):
+        exclusive = getattr(self.kv, "exclusive", False)
+        async with self._turns.turn(key) if exclusive else contextlib.nullcontext():
             current = await self.kv.get(key)  # what the turns before this one left
             while True:
                 outcome = await self._try_update(key, current, try_update, preconditions, ignore_not_found, ttl)
