@@ -191,7 +191,8 @@ class ObjectStore:
             return outcome
         exclusive = getattr(self.kv, "exclusive", False)
         async with self._turns.turn(key) if exclusive else contextlib.nullcontext():
-            current = await self.kv.get(key)  # what the turns before this one left
+            # After a turn, what the turns before it left; without one, the state the conflict answered.
+            current = await self.kv.get(key) if exclusive else outcome.current
             while True:
                 outcome = await self._try_update(key, current, try_update, preconditions, ignore_not_found, ttl)
                 if not isinstance(outcome, _Conflict):
