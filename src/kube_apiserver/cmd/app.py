@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any
 
 
@@ -23,7 +24,8 @@ def main(argv: list[str] | None = None) -> None:
         from ..apimachinery.field import aggregate_message
         from .options import ServerRunOptions
 
-        opts = ServerRunOptions.parse(sys.argv[1:] if argv is None else argv)
+        argv = sys.argv[1:] if argv is None else argv
+        opts = ServerRunOptions.parse(argv)
         completed = opts.complete()
         errs = completed.validate()
         if errs:
@@ -31,16 +33,37 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(1)
         logs.setup(completed.verbosity)
         opts.print_flags()
+        if completed.workers > 1:
+            gc.enable()
+            _run_workers(completed, argv)
+            return
         from .server import run
     except BaseException:
         gc.enable()
         raise
     started = asyncio.Event()
-    try:
+    with _one_line_on_os_error():
         uvloop.run(_collect_once_listening(run(completed, started=started), started))
+
+
+def _run_workers(completed: Any, argv: list[str]) -> None:
+    import uvloop
+
+    from . import workers
+
+    with _one_line_on_os_error():
+        code = uvloop.run(workers.run(completed, argv))
+    if code:
+        raise SystemExit(code)
+
+
+@contextlib.contextmanager
+def _one_line_on_os_error() -> Iterator[None]:
+    """What the machine refuses (the port taken, the data directory locked, read-only or its database
+    corrupt) ends the command with one line, as component-base's cli.Run logs Run's error."""
+    try:
+        yield
     except OSError as err:
-        # What the machine refuses (the port taken, the data directory locked, read-only or its database
-        # corrupt) ends the command with one line, as component-base's cli.Run logs Run's error.
         from ..apimachinery.goos import os_error_message
         from ..apimachinery.gostrconv import quote
 

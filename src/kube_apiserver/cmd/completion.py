@@ -61,6 +61,7 @@ class CompletedOptions:
     leader_election: LeaderElectionConfiguration = field(default_factory=LeaderElectionConfiguration)
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
+    workers: int = 1
     csr_signing: CSRSigningConfiguration = field(default_factory=CSRSigningConfiguration)
     hpa: HPAControllerConfiguration = field(default_factory=HPAControllerConfiguration)
     endpoint_slices: EndpointSliceConfiguration = field(default_factory=EndpointSliceConfiguration)
@@ -139,6 +140,8 @@ class CompletedOptions:
         errors += self.leader_election.validate()
         errors += self.csr_signing.validate() + self.hpa.validate() + self.endpoint_slices.validate()
         errors += self.nodes.validate()
+        if self.workers < 1:
+            errors.append(f"--workers must be at least 1, got {self.workers}")
         errors += validation.validate_endpoint_reconciler(self.endpoint_reconciler_type, self.apiserver_count)
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
         errors += validation.validate_public_ip_service_cluster_ip_range_ip_families(
@@ -211,6 +214,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         leader_election=s.leader_election,
         endpoint_reconciler_type=s.endpoint_reconciler_type,
         apiserver_count=s.apiserver_count,
+        workers=s.workers,
         csr_signing=s.csr_signing,
         hpa=s.hpa,
         endpoint_slices=s.endpoint_slices,

@@ -86,6 +86,8 @@ class ServerRunOptions:
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     # kube-controller-manager's --terminated-pod-gc-threshold (the podgc controller).
     terminated_pod_gc_threshold: int = 12500
+    # Not a kube-apiserver flag: serving processes on one port (cmd/workers.py); 1 serves from this process.
+    workers: int = 1
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
     service_cluster_ip_ranges: str = ""
@@ -145,6 +147,7 @@ class ServerRunOptions:
         self._add_node_flags(fs)
         fs.int_var(self, "terminated_pod_gc_threshold", "terminated-pod-gc-threshold", _TERMINATED_POD_GC_HELP)
         fs.int_var(self, "apiserver_count", "apiserver-count", _APISERVER_COUNT_HELP)
+        fs.int_var(self, "workers", "workers", _WORKERS_HELP)
         fs.string_var(self, "endpoint_reconciler_type", "endpoint-reconciler-type", _ENDPOINT_RECONCILER_HELP)
         fs.bool_var(
             self,
@@ -336,6 +339,12 @@ _SERVICE_CLUSTER_IP_RANGE_HELP = (
 _NODE_PORT_RANGE_HELP = (
     "A port range to reserve for services with NodePort visibility.  This must not overlap with the "
     "ephemeral port range on nodes.  Example: '30000-32767'. Inclusive at both ends of the range."
+)
+_WORKERS_HELP = (
+    "Processes serving the API on the one port (not a kube-apiserver flag). Above 1, this process keeps the "
+    "embedded storage (SQLite or memory) and serves it to that many worker processes, each a whole server "
+    "sharing the port (SO_REUSEPORT) as replicas do: requests use every core. On etcd, each worker is a "
+    "replica of its own on the shared port."
 )
 _APISERVER_COUNT_HELP = (
     "The number of apiservers running in the cluster, must be a positive number. (In use when "

@@ -67,9 +67,10 @@ from ..serviceaccount.issuer import TokenConfig
 from ..storage import interface as storage
 from ..storage.factory import StorageFactory
 from ..storage.kv import KV
+from ..storage.kvsocket import RemoteKV
 from ..storage.objectstore import ObjectStore
 from ..webhook.generic import REQUEST_TIMEOUT, ConfigError, GenericWebhook
-from . import admin
+from . import admin, workers
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
 from .encryption import apply_encryption, load_encryption
@@ -337,8 +338,10 @@ def _configure_replica(opts: CompletedOptions, extra: ExtraConfig, exclusive: bo
     extra.leader_election = opts.leader_election
     extra.endpoint_reconciler_type = opts.endpoint_reconciler_type
     extra.apiserver_count = opts.apiserver_count
-    extra.identity_lease = opts.features.enabled("APIServerIdentity")
+    # --workers: the workers are one apiserver to their clients, with the one identity the first keeps
+    extra.identity_lease = opts.features.enabled("APIServerIdentity") and not workers.worker_index()
     extra.exclusive_storage = exclusive
+    extra.worker = workers.worker_name()
 
 
 def create_server_chain(config: ServerConfig) -> GenericAPIServer:
@@ -407,7 +410,9 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
     sources = opts.deterministic.sources()
     if sources is not None:  # before anything starts: every task of this server inherits them
         install_time_sources(sources.clock, sources.ids)
-    config = await new_config(opts)
+    storage_socket = workers.storage_socket()  # a worker of --workers: the storage process serves its KV
+    shared_kv = await RemoteKV.connect(storage_socket) if storage_socket is not None else None
+    config = await new_config(opts, shared_kv)
     server = create_server_chain(config)
     prepared = server.prepare_run()
     stop = stop or _stop_on_signals()
@@ -419,8 +424,12 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
         return
     kubeconfig = os.path.join(opts.data_dir, "admin.kubeconfig")
     url = client_url(opts, config.serving.port)
-    admin.write_admin_kubeconfig(kubeconfig, url, opts.ca_file, config.admin_token)
-    log.info("Admin kubeconfig: %s", kubeconfig)
+    if shared_kv is not None:
+        announce = False  # the storage process announces the server once every worker serves
+        shared_kv.serving()
+    else:
+        admin.write_admin_kubeconfig(kubeconfig, url, opts.ca_file, config.admin_token)
+        log.info("Admin kubeconfig: %s", kubeconfig)
     if announce:
         print(f"kube-apiserver is serving on {url}\n"
               f"admin kubeconfig: {kubeconfig}\n"

@@ -161,7 +161,7 @@ class LeaderElector:
         on_started_leading: Callable[[], Awaitable[None]],
         on_stopped_leading: Callable[[], Awaitable[None]],
         release_on_cancel: bool = True,
-        sole_candidate: bool = False,
+        candidates: str | None = None,
         clock: Callable[[], float] | None = None,
         wall_clock: Callable[[], datetime] = wall_now,
     ):
@@ -171,9 +171,10 @@ class LeaderElector:
         self.on_started_leading = on_started_leading
         self.on_stopped_leading = on_stopped_leading
         self.release_on_cancel = release_on_cancel
-        # No other candidate can be alive (this process holds the storage's exclusive lock), so a lease
-        # another identity holds is a dead process's: taken at once rather than after its duration.
-        self.sole_candidate = sole_candidate
+        # Set when the storage admits only known processes (SQLite's lock: this one; --workers: the storage
+        # process's workers), whose identities all start with it: a lease another identity holds is a dead
+        # process's, taken at once rather than after its duration.
+        self.candidates = candidates
         # The server's clock (apimachinery/clock.py): under --deterministic the lease is renewed, and may
         # expire, only as the test advances time.
         self.clock = clock or (lambda: current_clock().monotonic())
@@ -280,6 +281,9 @@ class LeaderElector:
             log.debug("error acquiring or renewing lease %s: %s", self.name, err.message)
             return False
 
+    def _dead(self, holder: str) -> bool:
+        return self.candidates is not None and not holder.startswith(self.candidates)
+
     async def _try_acquire_or_renew(self) -> bool:
         now = micro_time(self.wall_clock())
         record = LeaderElectionRecord(self.identity, int(self.config.lease_duration), now, now)
@@ -292,7 +296,7 @@ class LeaderElector:
         self._observe(lease)
         old = self.observed_record
         assert old is not None
-        if old.holder_identity and self._lease_valid() and not self.is_leader() and not self.sole_candidate:
+        if old.holder_identity and self._lease_valid() and not self.is_leader() and not self._dead(old.holder_identity):
             log.debug("lock is held by %s and has not yet expired", old.holder_identity)
             return False
         if self.is_leader():

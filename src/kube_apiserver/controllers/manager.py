@@ -137,12 +137,13 @@ def _find(resources: list[Resource], resource: str) -> Any:
 class ControllerManager:
     def __init__(self, names: list[str], group_versions: dict[tuple[str, str], dict[str, Any]],
                  server: Any, root_ca: str = "", leader_election: LeaderElectionConfiguration | None = None,
-                 identity: str = "", sole_candidate: bool = False):
+                 identity: str = "", candidates: str | None = None):
         """`root_ca`: the CA bundle root-ca-cert-publisher publishes (KCM's --root-ca-file). `server`: the
         server whose chain the controllers discover resources in (built-in and custom resources); the
         aggregator adds its aggregated servers' resources to `discovery`. `identity`: this replica's
-        holder identity in the leader election Lease (hostname_uuid when empty). `sole_candidate`: the
-        storage admits this process only (SQLite's lock), so a lease held by another identity is stale."""
+        holder identity in the leader election Lease (hostname_uuid when empty). `candidates`: the
+        storage admits only processes whose identities start with it (SQLite's lock: this one; --workers:
+        the storage process's), so a lease held by another identity is stale."""
         self.names = names
         self.group_versions = group_versions
         self.root_ca = root_ca
@@ -153,7 +154,7 @@ class ControllerManager:
         self.leader_election = leader_election or LeaderElectionConfiguration(leader_elect=False)
         self.identity = identity or new_identity()
         self.elector: LeaderElector | None = None
-        self.sole_candidate = sole_candidate
+        self.candidates = candidates
         self.informers: SharedInformerFactory | None = None
         self.events: EventBroadcaster | None = None
         self.nodes = NodesConfiguration()  # --simulated-nodes, --node-monitor-grace-period
@@ -170,7 +171,7 @@ class ControllerManager:
             return
         self.elector = LeaderElector(self.leader_election, StoreLeaseClient(leases.scope.storage), self.identity,
                                      self.start_controllers, self.stop_controllers,
-                                     sole_candidate=self.sole_candidate)
+                                     candidates=self.candidates)
         await self.elector.start()
 
     async def stop(self) -> None:

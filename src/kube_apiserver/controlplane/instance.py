@@ -68,6 +68,8 @@ class ExtraConfig:
     hostname: str = field(default_factory=socket.gethostname)
     # The storage admits no other process (SQLite's data dir lock): this replica is the only candidate.
     exclusive_storage: bool = False
+    # --workers: this worker's name among the storage process's ("<generation>-<index>"; "" otherwise)
+    worker: str = ""
     # The loopback client the embedded controllers write (and their informers watch) through.
     loopback: Client | None = None
     # csrsigning's CA files and durations, the horizontalpodautoscaling controller's periods.
@@ -129,9 +131,13 @@ class Instance:
         self._add_identity_lease()
         self._add_cluster_authentication_trust()
         identity = f"{extra.hostname}_{current_ids().uid('identity', '', extra.hostname)}"  # seeded: --deterministic
+        candidates = identity if extra.exclusive_storage else None
+        if extra.worker:  # the live candidates are this generation's workers
+            identity = f"{extra.hostname}_{extra.worker}"
+            candidates = identity.rsplit("-", 1)[0] + "-"
         controllers = ControllerManager(extra.controllers, self.generic_api_server.restful.group_versions,
                                         self.generic_api_server, extra.root_ca, extra.leader_election,
-                                        identity, extra.exclusive_storage)
+                                        identity, candidates)
         controllers.loopback = extra.loopback
         controllers.csr_signing, controllers.hpa = extra.csr_signing, extra.hpa
         controllers.endpoint_slices = extra.endpoint_slices

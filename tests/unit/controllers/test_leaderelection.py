@@ -183,7 +183,7 @@ def test_a_sole_candidate_takes_a_dead_processs_lease_at_once():
         leases, clock = FakeLeases(), FakeClock()
         await elector(leases, "crashed", clock).try_acquire_or_renew()
         restarted = elector(leases, "restarted", clock)
-        restarted.sole_candidate = True
+        restarted.candidates = "restarted"
         assert await restarted.try_acquire_or_renew()
         assert leases.lease["spec"]["holderIdentity"] == "restarted"
         assert leases.lease["spec"]["leaseTransitions"] == 1
@@ -285,3 +285,18 @@ def test_the_identity_is_the_hostname_and_a_uuid():
     host, _, unique = new_identity("node-1").partition("_")
     assert host == "node-1" and len(unique) == 36
     assert new_identity("node-1") != new_identity("node-1")
+
+
+def test_workers_take_a_lease_from_an_earlier_run_at_once_but_not_from_each_other():
+    """--workers: every live candidate's identity starts with this run's prefix, so a holder without it is
+    a process of an earlier run, gone; a holder with it is a live worker."""
+    async def main() -> None:
+        leases, clock = FakeLeases(), FakeClock()
+        await elector(leases, "host_old-0", clock).try_acquire_or_renew()
+        first, second = elector(leases, "host_new-0", clock), elector(leases, "host_new-1", clock)
+        first.candidates = second.candidates = "host_new-"
+        assert await first.try_acquire_or_renew()
+        assert not await second.try_acquire_or_renew()
+        assert leases.lease["spec"]["holderIdentity"] == "host_new-0"
+
+    asyncio.run(main())

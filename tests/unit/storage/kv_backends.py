@@ -21,8 +21,10 @@ _prefixes = itertools.count()
 OpenKV = Callable[[], Awaitable[KV]]
 
 
-@pytest.fixture(params=["sqlite", "memory", "etcd3"])
+@pytest.fixture(params=["sqlite", "memory", "etcd3", "kvsocket"])
 def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
+    if request.param == "kvsocket":
+        return lambda: open_remote(str(tmp_path))
     if request.param in ("sqlite", "memory"):
         from kube_apiserver.storage.memory import MemoryKV
         from kube_apiserver.storage.sqlite import SQLiteKV
@@ -50,6 +52,32 @@ def open_kv(request: pytest.FixtureRequest, tmp_path: Any) -> OpenKV:
         return await EtcdKV.open(cluster.client_urls)
 
     return open_etcd
+
+
+async def open_remote(data_dir: str) -> KV:
+    """SQLite as a --workers worker reaches it: served by a KVServer over a socket pair, through RemoteKV."""
+    import socket
+
+    from kube_apiserver.storage.kvsocket import KVServer, RemoteKV
+    from kube_apiserver.storage.sqlite import SQLiteKV
+
+    inner = await SQLiteKV.open(data_dir)
+    expiry = Periodic("lease expiry", LEASE_EXPIRY_PERIOD, inner.expire_leases)
+    expiry.start()
+    server = KVServer(inner)
+    ours, theirs = socket.socketpair()
+    await server.serve(ours)
+    kv = await RemoteKV.connect(theirs)
+    close = kv.close
+
+    async def close_all() -> None:
+        await close()
+        server.close()
+        await expiry.stop()
+        await inner.close()
+
+    kv.close = close_all  # type: ignore[method-assign]
+    return kv
 
 
 def on_each_backend(prefix: str) -> Callable[[Callable[[KV, str], Awaitable[None]]], Callable[[OpenKV], None]]:

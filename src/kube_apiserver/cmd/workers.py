@@ -1,0 +1,179 @@
+"""--workers N: the API served by N processes on one port, so requests use every core (kube-apiserver's Go
+runtime does that with threads; this interpreter runs Python on one core per process).
+
+This process, the storage process, opens the embedded store (SQLite or memory: its file admits one opener),
+runs its maintenance (compaction, lease expiry) and serves its KV interface to each worker over a socket
+pair (storage/kvsocket). Each worker is a whole server, started as this command with the same flags, that
+reaches the store through that socket and listens on the shared port (SO_REUSEPORT). The workers are replicas
+of one another (docs/replicas.md): one watch cache each, the controllers on the one that leads. On etcd there
+is nothing to share here: each worker is a replica connected to etcd itself.
+
+The storage process announces the server and writes the admin kubeconfig once every worker serves; when a
+worker exits, it stops the others and exits with the worker's code (a supervisor above restarts the whole)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import uuid
+
+from ..server.options.etcd import STORAGE_TYPE_ETCD3
+from ..storage.kvsocket import KVServer
+from ..storage.objectstore import ObjectStore
+from . import admin
+from .completion import CompletedOptions
+from .storage_backend import StorageBackend, open_storage
+
+log = logging.getLogger("kube_apiserver")
+
+STORAGE_FD_ENV = "KUBE_APISERVER_STORAGE_FD"  # a worker's end of its socket pair to the storage process
+WORKER_ENV = "KUBE_APISERVER_WORKER"  # a worker's name: "<generation>-<index>" (generation: this run's)
+STOP_GRACE = 70.0  # a worker's own graceful shutdown (drain, watch termination) comes first
+
+
+def storage_socket() -> socket.socket | None:
+    """In a worker: its connection to the storage process (taken from the environment, so a server the
+    worker starts in turn does not inherit it)."""
+    fd = os.environ.pop(STORAGE_FD_ENV, None)
+    return socket.socket(fileno=int(fd)) if fd else None
+
+
+def worker_name() -> str:
+    return os.environ.get(WORKER_ENV, "")
+
+
+def worker_index() -> int:
+    name = worker_name()
+    return int(name.rsplit("-", 1)[1]) if name else 0
+
+
+def worker_argv(argv: list[str], port: int) -> list[str]:
+    """The command's flags for a worker: the same, without --workers, on the port the storage process
+    reserved, shared."""
+    flags: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--workers":
+            skip = True
+        elif not arg.startswith("--workers="):
+            flags.append(arg)
+    return [*flags, f"--secure-port={port}", "--permit-port-sharing=true"]
+
+
+def reserve_port(opts: CompletedOptions) -> socket.socket:
+    """The shared port, bound (never listening: the kernel hands connections only to the workers' listening
+    sockets) so that --secure-port=0 picks one port for all and a port in use fails here, in one line."""
+    family = socket.AF_INET6 if ":" in opts.bind_address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((opts.bind_address, opts.secure_port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | None = None) -> int:
+    """Serves until a signal or a worker's exit; returns the exit code."""
+    from .server import client_url
+
+    stop = stop or _stop_on_signals()
+    port_socket = reserve_port(opts)
+    port = port_socket.getsockname()[1]
+    backend: StorageBackend | None = None
+    kv_server: KVServer | None = None
+    serving = asyncio.Event()
+    pending = opts.workers
+
+    def worker_serves() -> None:
+        nonlocal pending
+        pending -= 1
+        if pending == 0:
+            serving.set()
+
+    if opts.etcd.storage_backend != STORAGE_TYPE_ETCD3:
+        backend = await open_storage(opts.etcd, opts.data_dir, ObjectStore)
+        backend.start(opts.etcd)
+        kv_server = KVServer(backend.kv, worker_serves)
+    children: list[asyncio.subprocess.Process] = []
+    generation = uuid.uuid4().hex[:8]
+    try:
+        for index in range(opts.workers):
+            children.append(await _start_worker(f"{generation}-{index}", worker_argv(argv, port), kv_server))
+        exits = [asyncio.ensure_future(child.wait()) for child in children]
+        stopping = asyncio.ensure_future(stop.wait())
+        announced = asyncio.ensure_future(serving.wait())
+        if kv_server is None:
+            announced.cancel()  # etcd workers announce themselves
+        done, _ = await asyncio.wait([*exits, stopping, announced], return_when=asyncio.FIRST_COMPLETED)
+        if announced in done and not stopping.done():
+            _announce(opts, client_url(opts, port))
+            done, _ = await asyncio.wait([*exits, stopping], return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        announced.cancel()
+        code = next((task.result() for task in exits if task in done), 0)
+        if code:
+            log.error("a worker exited with code %d: stopping the others", code)
+        await _stop(children)
+        return code
+    finally:
+        await _stop(children)
+        if kv_server is not None:
+            kv_server.close()
+        if backend is not None:
+            await backend.stop()
+        port_socket.close()
+
+
+async def _start_worker(name: str, argv: list[str], kv_server: KVServer | None) -> asyncio.subprocess.Process:
+    env = {**os.environ, WORKER_ENV: name}
+    if kv_server is None:
+        return await asyncio.create_subprocess_exec(sys.executable, "-m", "kube_apiserver", *argv, env=env)
+    ours, theirs = socket.socketpair()
+    try:
+        await kv_server.serve(ours)
+        env[STORAGE_FD_ENV] = str(theirs.fileno())
+        return await asyncio.create_subprocess_exec(sys.executable, "-m", "kube_apiserver", *argv, env=env,
+                                                    pass_fds=(theirs.fileno(),))
+    finally:
+        theirs.close()
+
+
+def _announce(opts: CompletedOptions, url: str) -> None:
+    kubeconfig = os.path.join(opts.data_dir, "admin.kubeconfig")
+    admin.write_admin_kubeconfig(kubeconfig, url, opts.ca_file, admin.ensure_admin_credential(opts.data_dir))
+    log.info("Admin kubeconfig: %s", kubeconfig)
+    print(f"kube-apiserver is serving on {url} ({opts.workers} workers)\n"
+          f"admin kubeconfig: {kubeconfig}\n"
+          f"  kubectl --kubeconfig {kubeconfig} get namespaces", flush=True)
+
+
+async def _stop(children: list[asyncio.subprocess.Process]) -> None:
+    """SIGTERM to every worker still running (each shuts down gracefully), SIGKILL after STOP_GRACE."""
+    running = [child for child in children if child.returncode is None]
+    for child in running:
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signal.SIGTERM)
+    for child in running:
+        try:
+            await asyncio.wait_for(child.wait(), STOP_GRACE)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                child.kill()
+            await child.wait()
+
+
+def _stop_on_signals() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop

@@ -1,0 +1,205 @@
+"""--workers 2 on SQLite, as a user runs it: the storage process serves the store to two worker processes that
+share one port. New connections land on either worker (the kernel spreads them), so a write through one
+connection and reads, watches and conflicting writes through others cross workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import Server, wait_for
+
+CONNECTIONS = 24  # new connections per check: each lands on a worker the kernel picks (both, but 2^-23)
+
+
+def start(data_dir: Path, *flags: str) -> tuple[subprocess.Popen[str], Server]:
+    log = open(data_dir.parent / f"{data_dir.name}.log", "a")  # noqa: SIM115 - the process's lifetime
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kube_apiserver", "--data-dir", str(data_dir), "--secure-port=0", "--workers=2",
+         *flags],
+        stdout=subprocess.PIPE, stderr=log, text=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first.startswith("kube-apiserver is serving on https://127.0.0.1:"), first
+    assert first.rstrip().endswith("(2 workers)"), first
+    srv = Server(str(data_dir))
+    srv.kubeconfig = str(data_dir / "admin.kubeconfig")
+    config = yaml.safe_load(Path(srv.kubeconfig).read_text())
+    srv.token = config["users"][0]["user"]["token"]
+    srv.ca_file = str(data_dir / "pki" / "ca.crt")
+    srv.port = int(config["clusters"][0]["cluster"]["server"].rsplit(":", 1)[1])
+    srv.wait_ready()
+    return proc, srv
+
+
+def children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def stop(proc: subprocess.Popen[str]) -> int:
+    proc.send_signal(signal.SIGTERM)
+    return proc.wait(90)
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subprocess.Popen[str], Server]]:
+    data_dir = tmp_path_factory.mktemp("workers") / "data"
+    proc, srv = start(data_dir, "--controllers=namespace")
+    yield proc, srv
+    if proc.poll() is None:
+        stop(proc)
+
+
+def configmap(name: str, **data: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+def test_the_storage_process_serves_two_workers(workers: tuple[subprocess.Popen[str], Server]) -> None:
+    proc, _ = workers
+    assert len(children(proc.pid)) == 2
+
+
+def test_a_write_through_one_connection_is_read_through_every_other(workers: tuple[subprocess.Popen[str], Server],
+                                                                     ) -> None:
+    _, srv = workers
+    created = srv.request("POST", CMS, configmap("seen-everywhere", a="1"))
+    assert created.status == 201, created.body
+    for _ in range(CONNECTIONS):  # each request is a new connection
+        got = srv.request("GET", f"{CMS}/seen-everywhere")
+        assert got.status == 200, got.body
+        assert got.json()["metadata"]["resourceVersion"] == created.json()["metadata"]["resourceVersion"]
+        listed = srv.request("GET", CMS)
+        assert "seen-everywhere" in [item["metadata"]["name"] for item in listed.json()["items"]]
+
+
+def test_a_watch_sees_every_workers_writes_once_and_in_order(workers: tuple[subprocess.Popen[str], Server]) -> None:
+    _, srv = workers
+    start_rv = srv.request("GET", CMS).json()["metadata"]["resourceVersion"]
+    conn, events = srv.stream(f"{CMS}?watch=true&labelSelector=batch%3Dordered&resourceVersion={start_rv}")
+    try:
+        names = [f"ordered-{i}" for i in range(CONNECTIONS)]
+        for name in names:
+            body = configmap(name)
+            body["metadata"]["labels"] = {"batch": "ordered"}
+            assert srv.request("POST", CMS, body).status == 201
+        seen = []
+        for event in events:
+            assert event["type"] == "ADDED", event
+            seen.append((int(event["object"]["metadata"]["resourceVersion"]), event["object"]["metadata"]["name"]))
+            if len(seen) == len(names):
+                break
+        assert [name for _, name in seen] == names
+        assert [rv for rv, _ in seen] == sorted(rv for rv, _ in seen)
+    finally:
+        conn.close()
+
+
+def test_conflicting_updates_through_both_workers_lose_nothing(workers: tuple[subprocess.Popen[str], Server],
+                                                               ) -> None:
+    """Read-modify-write increments from 6 threads, each request a new connection: a 409 is read again, so
+    every increment lands once."""
+    _, srv = workers
+    assert srv.request("POST", CMS, configmap("counter", n="0")).status == 201
+    per_thread, threads = 10, 6
+
+    def increment() -> None:
+        done = 0
+        while done < per_thread:
+            current = srv.request("GET", f"{CMS}/counter").json()
+            current["data"]["n"] = str(int(current["data"]["n"]) + 1)
+            answer = srv.request("PUT", f"{CMS}/counter", current)
+            assert answer.status in (200, 409), answer.body
+            done += answer.status == 200
+
+    running = [threading.Thread(target=increment) for _ in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join(120)
+    assert srv.request("GET", f"{CMS}/counter").json()["data"]["n"] == str(per_thread * threads)
+
+
+def test_one_worker_runs_the_controllers(workers: tuple[subprocess.Popen[str], Server]) -> None:
+    _, srv = workers
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "goes-away"}}
+    assert srv.request("POST", "/api/v1/namespaces", namespace).status == 201
+    assert srv.request("DELETE", "/api/v1/namespaces/goes-away").status == 200
+    wait_for(lambda: srv.request("GET", "/api/v1/namespaces/goes-away").status == 404)
+    lease = srv.request("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager")
+    holder = lease.json()["spec"]["holderIdentity"]
+    assert holder.endswith(("-0", "-1")), holder
+
+
+def test_a_restart_after_a_crash_keeps_the_data_and_takes_the_controllers_lease_at_once(
+    tmp_path: Path, kubectl_available: None
+) -> None:
+    """Every process of the first run is killed (no lease released); the new run's leader takes the lease its
+    workers held without waiting out its duration (an hour here: waiting would not end within the test)."""
+    data_dir = tmp_path / "data"
+    flags = ("--controllers=namespace", "--leader-elect-lease-duration=1h", "--leader-elect-renew-deadline=50m")
+    proc, srv = start(data_dir, *flags)
+    lease_path = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager"
+    try:
+        assert srv.request("POST", CMS, configmap("kept", a="1")).status == 201
+        wait_for(lambda: srv.request("GET", lease_path).status == 200)
+        first_holder = srv.request("GET", lease_path).json()["spec"]["holderIdentity"]
+    finally:
+        for pid in children(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait(30)
+    proc, srv = start(data_dir, *flags)
+    try:
+        assert srv.request("GET", f"{CMS}/kept").json()["data"] == {"a": "1"}
+        wait_for(lambda: srv.request("GET", lease_path).json()["spec"]["holderIdentity"] != first_holder)
+        out = srv.kubectl("get", "configmap", "kept", "-o", "json")
+        assert json.loads(out.stdout)["data"] == {"a": "1"}
+    finally:
+        assert stop(proc) == 0
+
+
+def test_a_worker_that_dies_stops_the_server(tmp_path: Path) -> None:
+    """The storage process stops the other worker and exits with an error (a supervisor above restarts it)."""
+    proc, _ = start(tmp_path / "data", "--controllers=")
+    try:
+        workers = children(proc.pid)
+        os.kill(workers[0], signal.SIGKILL)
+        assert proc.wait(90) != 0
+        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_port_in_use_fails_in_one_line(tmp_path: Path) -> None:
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "kube_apiserver", "--data-dir", str(tmp_path / "d"), "--workers=2",
+             f"--secure-port={taken.getsockname()[1]}"],
+            capture_output=True, text=True, timeout=60,
+        )
+    finally:
+        taken.close()
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.startswith("E")]
+    assert len(errors) == 1 and "address already in use" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr
