@@ -140,14 +140,24 @@ class CompletedOptions:
         errors += self.leader_election.validate()
         errors += self.csr_signing.validate() + self.hpa.validate() + self.endpoint_slices.validate()
         errors += self.nodes.validate()
-        if self.workers < 1:
-            errors.append(f"--workers must be at least 1, got {self.workers}")
+        errors += self._validate_workers()
         errors += validation.validate_endpoint_reconciler(self.endpoint_reconciler_type, self.apiserver_count)
         errors += validation.validate_cluster_ip_flags(self.service_ip_ranges)
         errors += validation.validate_public_ip_service_cluster_ip_range_ip_families(
             self.service_ip_ranges, self.generic.advertise_address
         )
         return errors
+
+
+    def _validate_workers(self) -> list[str]:
+        if self.workers < 1:
+            return [f"--workers must be at least 1, got {self.workers}"]
+        if self.workers == 1:
+            return []
+        # Each worker has its own clock, fault switches and request history: a test could not drive them.
+        return [f"--workers={self.workers} and {flag} cannot be used together" for flag, used in (
+            ("--deterministic", self.deterministic.enabled),
+            ("--enable-testing-endpoints", self.enable_testing_endpoints)) if used]
 
 
 def _self_signed_alternates(c: CompletedOptions) -> tuple[list[str], list[str]]:

@@ -62,3 +62,20 @@ def test_endpoint_reconciler_flags_are_checked():
         "--apiserver-count should be a positive number, but value '0' provided"
     ]
     assert completed("--endpoint-reconciler-type=static").validate() == ["Reconciler not implemented: static"]
+
+
+def test_workers_are_checked():
+    assert completed("--workers=2").validate() == []
+    assert completed("--workers=0").validate() == ["--workers must be at least 1, got 0"]
+    assert completed("--workers=2", "--enable-testing-endpoints", "--deterministic").validate() == [
+        "--workers=2 and --deterministic cannot be used together",
+        "--workers=2 and --enable-testing-endpoints cannot be used together",
+    ]
+    assert completed("--enable-testing-endpoints").validate() == []
+
+
+def test_a_worker_runs_with_the_same_flags_on_the_shared_port():
+    from kube_apiserver.cmd.workers import worker_argv
+
+    assert worker_argv(["--workers", "3", "--data-dir=/d", "--workers=2", "--controllers="], 6443) == [
+        "--data-dir=/d", "--controllers=", "--secure-port=6443", "--permit-port-sharing=true"]

@@ -48,14 +48,14 @@ class NamespaceLabels:
     def set_informers(self, informers: SharedInformerFactory) -> None:
         self.informer = informers.for_resource("", "v1", "namespaces")
 
-    def _cached(self, name: str) -> Object | None:
+    def cached(self, name: str) -> Object | None:
         if self.informer is None or not name:
             return None
         self.informer.start()  # started by the first lookup; until it has listed, lookups are live
         return self.informer.indexer.get_by_name("", name)
 
     async def get(self, name: str) -> Object | None:
-        return self._cached(name) or await self.get_namespace(name)
+        return self.cached(name) or await self.get_namespace(name)
 
     async def labels_for(self, request: Request) -> dict[str, str]:
         """GetNamespaceLabels: a namespace being written is its own namespace."""

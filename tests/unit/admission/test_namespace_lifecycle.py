@@ -1,0 +1,71 @@
+"""NamespaceLifecycle reads the namespace as upstream does: from the namespaces' informer, live when the
+informer has not seen it or when this server admitted its deletion in the last 30 s."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from kube_apiserver.admission.interfaces import CREATE, DELETE, Attributes
+from kube_apiserver.admission.namespace_lifecycle import FORCE_LIVE_LOOKUP_TTL, NamespaceLifecycle
+from kube_apiserver.apimachinery import errors
+from kube_apiserver.client.informers import SharedIndexInformer
+from kube_apiserver.registry.context import UserInfo
+
+
+def namespace(name: str, phase: str = "Active") -> dict[str, Any]:
+    return {"metadata": {"name": name}, "status": {"phase": phase}}
+
+
+class ListedInformers:
+    def __init__(self, items: list[dict[str, Any]]):
+        self.informer = SharedIndexInformer(None)  # type: ignore[arg-type]  # never started: nothing to list
+        self.informer.start = lambda: None  # type: ignore[method-assign]
+        for item in items:
+            self.informer.indexer.upsert(item)
+        self.informer.synced.set()
+
+    def for_resource(self, group: str, version: str, resource: str) -> SharedIndexInformer:
+        return self.informer
+
+
+class Live:
+    def __init__(self, **namespaces: dict[str, Any]):
+        self.namespaces, self.reads = namespaces, 0
+
+    async def __call__(self, name: str) -> dict[str, Any] | None:
+        self.reads += 1
+        return self.namespaces.get(name)
+
+
+def attrs(operation: str, resource: str, namespace: str, name: str = "x") -> Attributes:
+    return Attributes(operation, "", "v1", "", resource, "", namespace, name, {}, None, UserInfo("u"))
+
+
+def test_a_create_reads_the_informers_namespace_and_storage_only_for_one_it_has_not_seen() -> None:
+    live = Live(fresh=namespace("fresh"))
+    plugin = NamespaceLifecycle(live)
+    plugin.set_informers(ListedInformers([namespace("known")]))  # type: ignore[arg-type]
+    asyncio.run(plugin.validate(attrs(CREATE, "configmaps", "known")))
+    assert live.reads == 0
+    asyncio.run(plugin.validate(attrs(CREATE, "configmaps", "fresh")))
+    assert live.reads == 1
+    with pytest.raises(errors.StatusError) as missing:
+        asyncio.run(plugin.validate(attrs(CREATE, "configmaps", "absent")))
+    assert missing.value.code == 404
+
+
+def test_after_admitting_a_namespaces_deletion_creates_in_it_look_up_live_for_30_seconds() -> None:
+    now = [100.0]
+    live = Live(going=namespace("going", "Terminating"))
+    plugin = NamespaceLifecycle(live, clock=lambda: now[0])
+    plugin.set_informers(ListedInformers([namespace("going")]))  # type: ignore[arg-type]  # not seen yet
+    asyncio.run(plugin.validate(attrs(DELETE, "namespaces", "", "going")))
+    with pytest.raises(errors.StatusError) as terminating:
+        asyncio.run(plugin.validate(attrs(CREATE, "configmaps", "going")))
+    assert terminating.value.code == 403
+    now[0] += FORCE_LIVE_LOOKUP_TTL
+    asyncio.run(plugin.validate(attrs(CREATE, "configmaps", "going")))  # the informer's view again
+    assert live.reads == 1
