@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from ..apimachinery import errors
+from ..apimachinery.meta import parse_resource_version
 from ..controllers.informer import CONTROLLER_USER, Informer, InformerController, Resource
 from ..registry.context import Context
 from ..registry.options import ListQuery
@@ -84,8 +85,10 @@ class CRDControllers(InformerController):
         self.crds = crds
         self.status = status
         self.serving = serving
+        # The informer's CRDs, and those this process wrote since, while newer (see _remember).
         self.cache: dict[str, Object] = {}
         self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self._requeued: set[str] = set()  # names a sync is scheduled for (_requeue_later)
         resource = Resource(GROUP, "v1", INFO.resource, INFO.kind, False, crds)
         self.informers = [Informer(resource, self._on_event)]
         self.ctx = Context("", CONTROLLER_USER)
@@ -151,29 +154,62 @@ class CRDControllers(InformerController):
             if err.code in (404, 409):
                 return None
             raise
-        self.cache[name] = out
+        self._remember(out)
         return out
 
+    def _remember(self, written: Object) -> None:
+        """What was written replaces the informer's copy when it is newer, so that the next sync (another
+        CRD of the group being named) sees it before the informer does; it never brings back a CRD the
+        informer has seen go meanwhile (upstream's crdMutationCache, without adds): with replicas sharing
+        the storage, another one may release and so delete the CRD while this one's write is answered."""
+        meta = written["metadata"]
+        cached = self.cache.get(meta["name"])
+        if cached is not None and cached["metadata"].get("uid") == meta.get("uid") and \
+                parse_resource_version(cached["metadata"].get("resourceVersion")) < \
+                parse_resource_version(meta.get("resourceVersion")):
+            self.cache[meta["name"]] = written
+
+    def _requeue_later(self, name: str, delay: float) -> None:
+        """One sync of `name` in `delay` seconds, however many times this is asked for meanwhile."""
+        if name in self._requeued:
+            return
+
+        def requeue() -> None:
+            self._requeued.discard(name)
+            self.queue.put_nowait(name)
+
+        self._requeued.add(name)
+        asyncio.get_running_loop().call_later(delay, requeue)
+
     async def _finalize(self, crd: Object) -> None:
-        """CRDFinalizer.sync: delete every custom resource, wait until none is left, release the CRD."""
+        """CRDFinalizer.sync: delete every custom resource, and once none is left, release the CRD. While
+        some are left (finalizers of their own) this is synced again shortly: the one worker every CRD
+        is named, established and served by is never held waiting for them."""
+        name = crd["metadata"]["name"]
         status = copy.deepcopy(crd.get("status") or {})
         if conditions.is_true(crd, conditions.ESTABLISHED):
             conditions.set_condition({"status": status}, conditions.TERMINATING, "True",
                                      "InstanceDeletionInProgress", "CustomResource deletion is in progress")
-            crd = await self._write_status(crd, status) or crd
+            if status != crd.get("status"):
+                crd = await self._write_status(crd, status) or crd
             outcome = await self._delete_instances(crd)
         else:
             outcome = ("False", "NeverEstablished", "resource was never established")
+        if outcome is None:  # instances left: checked again shortly
+            self._requeue_later(name, CLEANUP_POLL_SECONDS)
+            return
         status = copy.deepcopy(crd.get("status") or {})
         conditions.set_condition({"status": status}, conditions.TERMINATING, *outcome)
         if outcome[0] == "True":  # deletion failed: report it, retry later
             await self._write_status(crd, status)
-            asyncio.get_running_loop().call_later(1.0, self.queue.put_nowait, crd["metadata"]["name"])
+            self._requeue_later(name, 1.0)
             return
         crd = await self._write_status(crd, status) or crd
         await self._release(crd)
 
-    async def _delete_instances(self, crd: Object) -> tuple[str, str, str]:
+    async def _delete_instances(self, crd: Object) -> tuple[str, str, str] | None:
+        """Deletes the custom resources not being deleted yet: the Terminating condition's outcome once
+        none is left or a delete failed, None while some are left."""
         store = self.serving.store_of(crd["metadata"]["name"])
         if store is None:
             return "False", "InstanceDeletionCompleted", "removed all instances"
@@ -184,6 +220,8 @@ class CRDControllers(InformerController):
         failures = []
         for item in items:
             meta = item["metadata"]
+            if meta.get("deletionTimestamp"):
+                continue  # deleted already, waiting for its own finalizers
             try:
                 await store.delete(Context(meta.get("namespace", ""), CONTROLLER_USER), meta["name"])
             except errors.StatusError as err:
@@ -191,8 +229,12 @@ class CRDControllers(InformerController):
                     failures.append(err.message)
         if failures:
             return "True", "InstanceDeletionFailed", f"could not issue all deletes: {failures[0]}"
-        while (await store.list(Context("", CONTROLLER_USER), ListQuery()))["items"]:
-            await asyncio.sleep(CLEANUP_POLL_SECONDS)  # instances with finalizers of their own
+        try:
+            left = (await store.list(Context("", CONTROLLER_USER), ListQuery()))["items"]
+        except errors.StatusError as err:
+            return "True", "InstanceDeletionCheck", f"could not confirm zero CustomResources remaining: {err.message}"
+        if left:
+            return None
         return "False", "InstanceDeletionCompleted", "removed all instances"
 
     async def _release(self, crd: Object) -> None:
