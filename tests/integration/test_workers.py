@@ -179,10 +179,26 @@ def test_a_worker_that_dies_stops_the_server(tmp_path: Path) -> None:
         workers = children(proc.pid)
         os.kill(workers[0], signal.SIGKILL)
         assert proc.wait(90) != 0
-        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+        assert not any(alive(pid) for pid in workers)
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_workers_stop_when_the_storage_process_is_gone(tmp_path: Path) -> None:
+    proc, _ = start(tmp_path / "data", "--controllers=")
+    workers = children(proc.pid)
+    proc.kill()
+    proc.wait(30)
+    wait_for(lambda: not any(alive(pid) for pid in workers))
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie (an orphan is reaped by init, maybe not at once)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
 
 
 def test_a_port_in_use_fails_in_one_line(tmp_path: Path) -> None:

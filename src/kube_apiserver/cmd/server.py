@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -214,9 +215,11 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     """`shared_kv`: a KV another server in this process owns (replicas in tests share one SQLite KV, whose
     file admits one opener); its owner compacts it, expires its leases and closes it."""
     encryption = load_encryption(opts.etcd)  # a bad file stops the start before any storage opens
-    backend = await new_storage(opts) if shared_kv is None else None
-    kv = backend.kv if backend is not None else shared_kv
-    store = backend.store if backend is not None else ObjectStore(kv)  # type: ignore[arg-type]
+    if shared_kv is None:
+        backend = await new_storage(opts)
+    else:  # nothing of it to maintain or close: only this server's own work (the object count poll)
+        backend = StorageBackend(shared_kv, ObjectStore(shared_kv, opts.etcd.storage_media_type))
+    kv, store = backend.kv, backend.store
 
     async def get_namespace(name: str) -> dict | None:
         try:
@@ -264,18 +267,15 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
         opts.audit.apply_to(generic)
     except ValueError as err:
         raise SystemExit(f"Error: {err}") from None
-    if backend is not None:
-        backend.start(opts.etcd)
-        generic.destroy_functions.append(backend.stop)
-    factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl,
-                             backend.overrides if backend is not None else None)
+    backend.start(opts.etcd)
+    generic.destroy_functions.append(backend.stop)
+    factory = StorageFactory(store, opts.etcd.enable_watch_cache, opts.event_ttl, backend.overrides)
     generic.destroy_functions.insert(0, factory.stop)
     apply_encryption(encryption, opts.etcd, generic, factory)  # --encryption-provider-config: values, never keys
-    if backend is not None:
-        counter = backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
-        if counter is not None and generic.flow_control is not None:
-            # counter.counts is replaced by each poll: read through the counter
-            generic.flow_control.object_count = lambda group, resource: counter.counts.get((group, resource))
+    counter = backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
+    if counter is not None and generic.flow_control is not None:
+        # counter.counts is replaced by each poll: read through the counter
+        generic.flow_control.object_count = lambda group, resource: counter.counts.get((group, resource))
     tls = opts.secure_serving.tls()
     serving = SecureServingInfo(opts.bind_address, opts.secure_port, opts.cert_file, opts.key_file,
                                 min_tls_version=tls.minimum_version, cipher_suites=tls.ciphers,
@@ -410,12 +410,12 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
     sources = opts.deterministic.sources()
     if sources is not None:  # before anything starts: every task of this server inherits them
         install_time_sources(sources.clock, sources.ids)
+    stop = stop or _stop_on_signals()
     storage_socket = workers.storage_socket()  # a worker of --workers: the storage process serves its KV
-    shared_kv = await RemoteKV.connect(storage_socket) if storage_socket is not None else None
+    shared_kv = await _connect_storage(storage_socket, stop) if storage_socket is not None else None
     config = await new_config(opts, shared_kv)
     server = create_server_chain(config)
     prepared = server.prepare_run()
-    stop = stop or _stop_on_signals()
     ready = asyncio.Event()
     running = asyncio.ensure_future(prepared.run(config.serving, stop, ready))
     await asyncio.wait({running, asyncio.ensure_future(ready.wait())}, return_when=asyncio.FIRST_COMPLETED)
@@ -438,7 +438,22 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
         serving(config)
     if started is not None:
         started.set()
-    await running
+    try:
+        await running
+    finally:
+        if shared_kv is not None:
+            await shared_kv.close()
+
+
+async def _connect_storage(sock: socket.socket, stop: asyncio.Event) -> RemoteKV:
+    """A worker's store; the worker stops when the storage process is gone (it could serve nothing)."""
+
+    def lost() -> None:
+        if not stop.is_set():
+            log.error("lost the connection to the storage process: stopping")
+            stop.set()
+
+    return await RemoteKV.connect(sock, on_lost=lost)
 
 
 def _stop_on_signals() -> asyncio.Event:

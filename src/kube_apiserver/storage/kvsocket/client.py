@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..kv import KeyValue, KVBatch, RangeResult, TxnResult
@@ -21,17 +21,20 @@ class RemoteKV:
     exclusive = False  # other workers write the same store: their conflicts are not ordered here
     progress_requests_supported = True  # the embedded KV queues a progress notification behind every batch
 
-    def __init__(self) -> None:
+    def __init__(self, on_lost: Callable[[], None] = lambda: None) -> None:
+        self.on_lost = on_lost  # told when the storage process closes the connection (not when this side does)
+        self._closing = False
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._watches: dict[int, asyncio.Queue[tuple]] = {}
         self._transport: asyncio.Transport | None = None
+        self._outbox: wire.Outbox | None = None
         self._lost: Exception | None = None
         self._decoder = wire.Decoder()
 
     @classmethod
-    async def connect(cls, sock: socket.socket) -> RemoteKV:
-        kv = cls()
+    async def connect(cls, sock: socket.socket, on_lost: Callable[[], None] = lambda: None) -> RemoteKV:
+        kv = cls(on_lost)
         loop = asyncio.get_running_loop()
         await loop.create_unix_connection(lambda: _Protocol(kv), sock=sock)
         return kv
@@ -54,7 +57,7 @@ class RemoteKV:
                     queue.put_nowait(message[3:])
 
     def _connection_lost(self, exc: Exception | None) -> None:
-        self._transport = None
+        self._transport = self._outbox = None
         self._lost = StorageUnavailableError("the storage process closed the connection")
         for future in self._pending.values():
             if not future.done():
@@ -62,6 +65,8 @@ class RemoteKV:
         self._pending.clear()
         for queue in self._watches.values():
             queue.put_nowait((wire.ERROR, ("error", "StorageUnavailableError", str(self._lost))))
+        if not self._closing:
+            self.on_lost()
 
     def _call(self, op: str, *args: Any) -> asyncio.Future[Any]:
         if self._transport is None:
@@ -69,8 +74,12 @@ class RemoteKV:
         request_id = next(self._ids)
         future = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self._transport.write(wire.frame((request_id, op, *args)))
+        self._send((request_id, op, *args))
         return future
+
+    def _send(self, message: tuple) -> None:
+        if self._outbox is not None:
+            self._outbox.send(message)
 
     # ---- KV ----
 
@@ -102,8 +111,7 @@ class RemoteKV:
         await self._call("compact", revision)
 
     def request_progress(self) -> None:
-        if self._transport is not None:
-            self._transport.write(wire.frame((0, "progress")))
+        self._send((0, "progress"))
 
     async def watch(self, start: str, end: str, start_revision: int) -> AsyncIterator[KVBatch]:
         if self._transport is None:
@@ -111,7 +119,7 @@ class RemoteKV:
         watch_id = next(self._ids)
         queue: asyncio.Queue[tuple] = asyncio.Queue()
         self._watches[watch_id] = queue
-        self._transport.write(wire.frame((0, "watch", watch_id, start, end, start_revision)))
+        self._send((0, "watch", watch_id, start, end, start_revision))
         try:
             while True:
                 kind, body = await queue.get()
@@ -123,15 +131,14 @@ class RemoteKV:
                     raise wire.error_in(body)
         finally:
             del self._watches[watch_id]
-            if self._transport is not None:
-                self._transport.write(wire.frame((0, "cancel", watch_id)))
+            self._send((0, "cancel", watch_id))
 
     def serving(self) -> None:
         """Tells the storage process this worker serves (it announces the server once all of them do)."""
-        if self._transport is not None:
-            self._transport.write(wire.frame((0, "serving")))
+        self._send((0, "serving"))
 
     async def close(self) -> None:
+        self._closing = True
         if self._transport is not None:
             self._transport.close()
 
@@ -142,6 +149,7 @@ class _Protocol(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.kv._transport = transport  # type: ignore[assignment]
+        self.kv._outbox = wire.Outbox(transport)  # type: ignore[arg-type]
 
     def data_received(self, data: bytes) -> None:
         self.kv._received(data)

@@ -37,6 +37,7 @@ class _Connection(asyncio.Protocol):
         self.server = server
         self.kv = server.kv
         self.transport: asyncio.Transport | None = None
+        self.outbox: wire.Outbox | None = None
         self.decoder = wire.Decoder()
         self.tasks: set[asyncio.Task[None]] = set()
         self.watches: dict[int, asyncio.Task[None]] = {}
@@ -51,6 +52,7 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         self.transport.set_write_buffer_limits(high=WRITE_BUFFER_HIGH)
+        self.outbox = wire.Outbox(self.transport)
         self.server._connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -96,8 +98,8 @@ class _Connection(asyncio.Protocol):
             task.add_done_callback(self.tasks.discard)
 
     def _send(self, message: tuple) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(wire.frame(message))
+        if self.outbox is not None:
+            self.outbox.send(message)
 
     async def _answer(self, request_id: int, op: Callable[..., Coroutine[Any, Any, Any]], args: tuple) -> None:
         try:

@@ -8,6 +8,7 @@ Requests are (id, op, *args); answers (id, OK or ERROR, result); watch frames (0
 
 from __future__ import annotations
 
+import asyncio
 import marshal
 import struct
 from collections.abc import Iterator
@@ -24,6 +25,25 @@ BATCH, END = 0, 1
 def frame(message: tuple) -> bytes:
     body = marshal.dumps(message, 4)
     return HEADER.pack(len(body)) + body
+
+
+class Outbox:
+    """The frames sent during one turn of the event loop leave in one write at its end: one system call and
+    one wake-up of the other process for what many requests (or watch batches) sent together."""
+
+    def __init__(self, transport: asyncio.Transport):
+        self.transport = transport
+        self.frames: list[bytes] = []
+
+    def send(self, message: tuple) -> None:
+        if not self.frames:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.frames.append(frame(message))
+
+    def flush(self) -> None:
+        frames, self.frames = self.frames, []
+        if frames and not self.transport.is_closing():
+            self.transport.write(b"".join(frames) if len(frames) > 1 else frames[0])
 
 
 class Decoder:
