@@ -8,16 +8,41 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..apimachinery import errors
 from ..apimachinery.patch import copy_json
-from ..client.informers import Lister, SharedInformerFactory
+from ..client.informers import Lister, SharedIndexInformer, SharedInformerFactory
 from ..client.rest import ResourceClient
 
 Object = dict[str, Any]
 LIVE_LIMIT = 10_000
 LIVE_TTL = 30.0  # seconds a live lookup answers for its namespace (the plugins' liveTTL)
+
+
+class ObjectLookup:
+    """One object by namespace and name as upstream's plugins read it: from the resource's shared informer
+    (started by the first lookup), and live from storage when the informer does not hold it (created a moment
+    ago, or the informer has not listed yet). The object is the informer's own: callers only read it."""
+
+    def __init__(self, live: Callable[[str, str], Awaitable[Object | None]], resource: str, group: str = "",
+                 version: str = "v1"):
+        self.live = live
+        self.group, self.version, self.resource = group, version, resource
+        self.informer: SharedIndexInformer | None = None
+
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.informer = informers.for_resource(self.group, self.version, self.resource)
+
+    def cached(self, namespace: str, name: str) -> Object | None:
+        if self.informer is None or not name:
+            return None
+        self.informer.start()
+        return self.informer.indexer.get_by_name(namespace, name)
+
+    async def get(self, namespace: str, name: str) -> Object | None:
+        return self.cached(namespace, name) or await self.live(namespace, name)
 
 
 class LiveLookups:

@@ -11,9 +11,11 @@ import asyncio
 import random
 from typing import Any
 
+from ..client.informers import SharedInformerFactory
 from ..registry.strategy import generate_name
 from ..serviceaccount.claims import WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS, ObjectGetter
 from .interfaces import CREATE, UPDATE, Attributes, forbidden
+from .lister import ObjectLookup
 from .mountable_secrets import ephemeral_secret_error, mirror_pod_error, secret_reference_error
 
 Object = dict[str, Any]
@@ -81,6 +83,12 @@ class ServiceAccount:
 
     def __init__(self, get_object: ObjectGetter, mount_service_account_token: bool = True):
         self.get_object = get_object
+        # upstream's serviceAccountLister, then a live read
+        self.service_accounts = ObjectLookup(lambda ns, name: get_object("serviceaccounts", ns, name),
+                                             "serviceaccounts")
+
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.service_accounts.set_informers(informers)
         self.mount_token = mount_service_account_token
 
     def handles(self, operation: str) -> bool:
@@ -99,7 +107,8 @@ class ServiceAccount:
         for attempt in range(attempts):
             if attempt:
                 await asyncio.sleep(interval)
-            sa = await self.get_object("serviceaccounts", attrs.namespace, name)
+            sa = await (self.service_accounts.live(attrs.namespace, name) if attempt else
+                        self.service_accounts.get(attrs.namespace, name))
             if sa is not None:
                 return sa
         raise forbidden(attrs, f"error looking up service account {attrs.namespace}/{name}: "

@@ -12,7 +12,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ...apimachinery import errors
+from ...client.informers import SharedInformerFactory
 from ..interfaces import CREATE, UPDATE, Attributes, forbidden
+from ..webhook.predicates import NamespaceLabels
 from .api import (
     AUDIT_LEVEL_LABEL,
     AUDIT_VERSION_LABEL,
@@ -94,7 +96,11 @@ class PodSecurity:
     def __init__(self, get_namespace: NamespaceGetter, pods: PodLister,
                  config: PodSecurityConfiguration | None = None):
         self.get_namespace, self.pods = get_namespace, pods
+        self.namespaces = NamespaceLabels(get_namespace)  # upstream's lister, then the client
         self.config = config or PodSecurityConfiguration()
+
+    def set_informers(self, informers: SharedInformerFactory) -> None:
+        self.namespaces.set_informers(informers)
 
     def handles(self, operation: str) -> bool:
         return operation in (CREATE, UPDATE)
@@ -239,7 +245,7 @@ class PodSecurity:
     async def _namespace_policy(self, attrs: Attributes, fail_closed: bool) -> tuple[Policy | None, list[Any]]:
         """The policy of the request's namespace; a namespace that cannot be read refuses pods (a 500), and
         lets workload resources through."""
-        namespace = await self.get_namespace(attrs.namespace)
+        namespace = await self.namespaces.get(attrs.namespace)
         if namespace is None:
             if fail_closed:
                 raise errors.internal_error(f'failed to lookup namespace "{attrs.namespace}"')

@@ -7,7 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...apimachinery import errors, labels
-from ...client.informers import SharedIndexInformer, SharedInformerFactory
+from ...client.informers import SharedInformerFactory
+from ..lister import ObjectLookup
 from .rules import Request
 
 Object = dict[str, Any]
@@ -43,19 +44,16 @@ class NamespaceLabels:
 
     def __init__(self, get_namespace: NamespaceGetter):
         self.get_namespace = get_namespace
-        self.informer: SharedIndexInformer | None = None
+        self.lookup = ObjectLookup(lambda _, name: get_namespace(name), "namespaces")
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
-        self.informer = informers.for_resource("", "v1", "namespaces")
+        self.lookup.set_informers(informers)
 
     def cached(self, name: str) -> Object | None:
-        if self.informer is None or not name:
-            return None
-        self.informer.start()  # started by the first lookup; until it has listed, lookups are live
-        return self.informer.indexer.get_by_name("", name)
+        return self.lookup.cached("", name)
 
     async def get(self, name: str) -> Object | None:
-        return self.cached(name) or await self.get_namespace(name)
+        return await self.lookup.get("", name)
 
     async def labels_for(self, request: Request) -> dict[str, str]:
         """GetNamespaceLabels: a namespace being written is its own namespace."""
