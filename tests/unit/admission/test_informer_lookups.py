@@ -1,5 +1,6 @@
-"""NamespaceLifecycle reads the namespace as upstream does: from the namespaces' informer, live when the
-informer has not seen it or when this server admitted its deletion in the last 30 s."""
+"""What admission plugins read from the shared informers, as upstream's listers: NamespaceLifecycle (live when the
+informer has not seen the namespace or when this server admitted its deletion in the last 30 s), ServiceAccount and
+PodSecurity."""
 
 from __future__ import annotations
 
@@ -69,3 +70,35 @@ def test_after_admitting_a_namespaces_deletion_creates_in_it_look_up_live_for_30
     now[0] += FORCE_LIVE_LOOKUP_TTL
     asyncio.run(plugin.validate(attrs(CREATE, "configmaps", "going")))  # the informer's view again
     assert live.reads == 1
+
+
+def test_a_pods_service_account_and_namespace_policy_come_from_the_informers() -> None:
+    """ServiceAccount and PodSecurity admission read what the shared informers hold (upstream's listers)
+    and storage only for what they do not: a pod create costs no storage read."""
+    from kube_apiserver.admission.podsecurity.admission import PodSecurity
+    from kube_apiserver.admission.serviceaccount import ServiceAccount
+
+    reads: list[tuple[str, str]] = []
+
+    async def get_object(resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+        reads.append((resource, name))
+        return None
+
+    async def get_namespace(name: str) -> dict[str, Any] | None:
+        reads.append(("namespaces", name))
+        return None
+
+    informers = ListedInformers([
+        {"metadata": {"name": "default", "namespace": "team"}},
+        namespace("team"),
+    ])
+    service_accounts, pod_security = ServiceAccount(get_object), PodSecurity(get_namespace, None)  # type: ignore[arg-type]
+    service_accounts.set_informers(informers)  # type: ignore[arg-type]
+    pod_security.set_informers(informers)  # type: ignore[arg-type]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "team"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    create = Attributes(CREATE, "", "v1", "Pod", "pods", "", "team", "p", pod, None, UserInfo("u"))
+    asyncio.run(service_accounts.admit(create))
+    asyncio.run(service_accounts.validate(create))
+    asyncio.run(pod_security.validate(create))
+    assert reads == []
