@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..apimachinery import errors
+from ..apimachinery.patch import copy_json
 from . import continue_token
 from .codec import DEFAULT_MEDIA_TYPE, StorageCodec
 from .interface import (
@@ -178,15 +179,23 @@ class ObjectStore:
 
     async def guaranteed_update(self, key: str, try_update: UpdateFunc,
                                 preconditions: Preconditions | None = None,
-                                ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object:
+                                ignore_not_found: bool = False, ttl: TTLFunc | None = None,
+                                suggestion: Object | None = None) -> Object:
         """etcd3 store's GuaranteedUpdate: `try_update` of the current object, written if the key has not
         changed meanwhile, else tried again from the newer state. After a first conflict, the key's retries
         take turns (UpdateTurns): concurrent writers of one key all start from the same state, so all but one
         would conflict again on every round (about n²/2 attempts of admission and validation for n writers).
         Only on a store this process alone writes: replicas sharing etcd mostly conflict with each other,
-        which a turn in one process does not order."""
-        outcome = await self._try_update(key, await self.kv.get(key), try_update, preconditions,
-                                         ignore_not_found, ttl)
+        which a turn in one process does not order.
+
+        `suggestion`: the watch cache's copy of the object (upstream's cachedExistingObject), tried first
+        without reading the key; storage is read when it proves stale or the update changes nothing on it."""
+        outcome = None
+        if suggestion is not None:
+            outcome = await self._try_suggestion(key, suggestion, try_update, preconditions, ttl)
+        if outcome is None:
+            outcome = await self._try_update(key, await self.kv.get(key), try_update, preconditions,
+                                             ignore_not_found, ttl)
         if not isinstance(outcome, _Conflict):
             return outcome
         exclusive = getattr(self.kv, "exclusive", False)
@@ -198,6 +207,33 @@ class ObjectStore:
                 if not isinstance(outcome, _Conflict):
                     return outcome
                 current = outcome.current
+
+    async def _try_suggestion(self, key: str, cached: Object, try_update: UpdateFunc,
+                              preconditions: Preconditions | None, ttl: TTLFunc | None) -> Object | _Conflict | None:
+        """One attempt from the cached object, as etcd3's GuaranteedUpdate from a state not known to be current:
+        a failed precondition or update is the caller's error only when storage still holds that revision
+        (else tried again from what it holds); an update that changes nothing is decided on storage's state
+        (None: read it)."""
+        revision = int(cached["metadata"]["resourceVersion"])
+        existing = copy_json(cached)  # the cache's object is shared: the update may change its copy
+        try:
+            if preconditions is not None:
+                preconditions.check(key, existing)
+            updated = await try_update(existing)
+        except Exception:
+            current = await self.kv.get(key)
+            if current is not None and current.mod_revision == revision:
+                raise
+            return _Conflict(current)
+        plain = self.codec.encode(updated)
+        if plain == self.codec.encode(cached):
+            return None
+        value = self._to_storage(key, plain)
+        check_request_size(key, value)
+        result = await self.kv.update(key, value, revision, ttl(updated) if ttl is not None else 0)
+        if result.succeeded:
+            return self.codec.decode(plain, result.revision)
+        return _Conflict(result.current if result.current is not None else await self.kv.get(key))
 
     async def _try_update(self, key: str, current: KeyValue | None, try_update: UpdateFunc,
                           preconditions: Preconditions | None, ignore_not_found: bool,

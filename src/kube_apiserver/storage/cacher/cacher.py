@@ -236,7 +236,9 @@ class Cacher:
 
     async def guaranteed_update(self, key: str, try_update: UpdateFunc, preconditions: Preconditions | None = None,
                                 ignore_not_found: bool = False, ttl: TTLFunc | None = None) -> Object:
-        return await self.store.guaranteed_update(key, try_update, preconditions, ignore_not_found, ttl)
+        # upstream's Cacher.GuaranteedUpdate: the cached object is where the update starts, not a read of storage
+        suggestion = self.cache.objects.get(key) if self._ready.is_set() else None
+        return await self.store.guaranteed_update(key, try_update, preconditions, ignore_not_found, ttl, suggestion)
 
     async def delete(self, key: str, preconditions: Preconditions | None = None,
                      validate_deletion: DeleteValidation | None = None) -> Object:
