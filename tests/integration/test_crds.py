@@ -87,8 +87,9 @@ def test_discovery_and_kubectl_api_resources(widgets):
     assert by_name["widgets"]["kind"] == "Widget" and by_name["widgets"]["shortNames"] == ["wd"]
     assert by_name["widgets/status"]["verbs"] == ["get", "patch", "update"]
     assert by_name["widgets/scale"]["kind"] == "Scale"
-    groups = [g["name"] for g in widgets.request("GET", "/apis").json()["groups"]]
-    assert "example.com" in groups
+    # /apis lists the group once the CRD's APIService is registered with the aggregator: after Established,
+    # not at once (kube-apiserver's crdRegistrationController and establishing controller run independently)
+    wait_for(lambda: "example.com" in [g["name"] for g in widgets.request("GET", "/apis").json()["groups"]])
     listed = widgets.kubectl("api-resources", "--api-group=example.com").stdout
     assert "widgets" in listed and "wd" in listed and "Widget" in listed
 
