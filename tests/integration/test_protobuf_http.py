@@ -344,4 +344,7 @@ def test_discovery_documents_in_protobuf(server):
         doc = protobuf.decode(answer.body, [])
         as_json = server.request("GET", path, headers={"Accept": f"application/json;{aggregated}"}).json()
         assert doc["kind"] == "APIGroupDiscoveryList"
-        assert [g["versions"] for g in doc["items"]] == [g["versions"] for g in as_json["items"]]
+        # a repeated field has no presence in protobuf: an empty list (a Stale APIService's resources, once one
+        # of this module's APIServices has failed its discovery fetch) decodes as absent
+        assert [g["versions"] for g in doc["items"]] == [
+            [{k: v for k, v in version.items() if v != []} for version in g["versions"]] for g in as_json["items"]]

@@ -4,6 +4,7 @@ connection and reads, watches and conflicting writes through others cross worker
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -28,6 +29,14 @@ def start(data_dir: Path, *flags: str) -> tuple[subprocess.Popen[str], Server]:
          *flags],
         stdout=subprocess.PIPE, stderr=log, text=True,
     )
+    try:
+        return proc, connect(proc, data_dir)
+    except BaseException:
+        stop(proc)  # not left serving when the test fails to reach it
+        raise
+
+
+def connect(proc: subprocess.Popen[str], data_dir: Path) -> Server:
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert first.startswith("kube-apiserver is serving on https://127.0.0.1:"), first
@@ -39,7 +48,7 @@ def start(data_dir: Path, *flags: str) -> tuple[subprocess.Popen[str], Server]:
     srv.ca_file = str(data_dir / "pki" / "ca.crt")
     srv.port = int(config["clusters"][0]["cluster"]["server"].rsplit(":", 1)[1])
     srv.wait_ready()
-    return proc, srv
+    return srv
 
 
 def children(pid: int) -> list[int]:
@@ -48,8 +57,16 @@ def children(pid: int) -> list[int]:
 
 
 def stop(proc: subprocess.Popen[str]) -> int:
+    """SIGTERM (the storage process stops its workers first), SIGKILL to all if that does not end it."""
+    workers = children(proc.pid) if proc.poll() is None else []
     proc.send_signal(signal.SIGTERM)
-    return proc.wait(90)
+    try:
+        return proc.wait(90)
+    except subprocess.TimeoutExpired:
+        for pid in [*workers, proc.pid]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        raise
 
 
 @pytest.fixture(scope="module")

@@ -60,6 +60,43 @@ class _RefusedRequest(Exception):
         self.response = response
 
 
+class HeadWithBody:
+    """The transport as a response's cycle writes to it: uvicorn writes a response's head and its body
+    separately, which over TLS is two records (two encryptions here, two decryptions at the client) for
+    every small answer. The head is held until the body's first write and leaves with it, or at the end of
+    this turn of the loop when no body follows in it (a watch's head, a HEAD request)."""
+
+    __slots__ = ("_transport", "_held", "_headed")
+
+    def __init__(self, transport: asyncio.Transport):
+        self._transport = transport
+        self._held: bytes | None = None
+        self._headed = False
+
+    def write(self, data: bytes) -> None:
+        if self._held is not None:
+            data, self._held = self._held + data, None
+        elif not self._headed:
+            self._headed = True
+            self._held = data
+            asyncio.get_running_loop().call_soon(self.flush)
+            return
+        self._transport.write(data)
+
+    def flush(self) -> None:
+        if self._held is not None:
+            held, self._held = self._held, None
+            if not self._transport.is_closing():
+                self._transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class DirectChunkWriter:
     """The chunked body of the response in progress on one connection, once uvicorn has written its head:
     each write is one chunk on the transport, framed as uvicorn frames them, so the final ASGI send (the
@@ -89,8 +126,8 @@ class DirectChunkWriter:
 
     def write_open(self, data: bytes) -> None:
         """write() when the caller has just seen the writer `open` (a watch delivery's flush)."""
-        if data:
-            self._protocol.transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        if data:  # through the cycle's transport: after the head it may still hold
+            self._cycle.transport.write(b"%x\r\n%b\r\n" % (len(data), data))
 
     async def drain(self) -> None:
         await self._protocol.flow.drain()
@@ -197,6 +234,8 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
         if refusal is not None:
             raise _RefusedRequest(refusal)
         super().on_headers_complete()
+        if self.cycle is not None:  # its task has not run yet: no byte of the response is written
+            self.cycle.transport = HeadWithBody(self.transport)
 
     def _refusal(self) -> bytes | None:
         """What Go's readRequest (request.go) and the server's checks (server.go) answer, in their order."""
