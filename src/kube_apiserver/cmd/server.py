@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,6 +74,7 @@ from . import admin, workers
 from .admission import AdmissionPlugins, new_admission
 from .completion import CompletedOptions
 from .encryption import apply_encryption, load_encryption
+from .signals import stop_on_signals
 from .storage_backend import StorageBackend, open_storage
 from .testing_endpoints import install_testing_endpoints
 
@@ -410,7 +410,7 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
     sources = opts.deterministic.sources()
     if sources is not None:  # before anything starts: every task of this server inherits them
         install_time_sources(sources.clock, sources.ids)
-    stop = stop or _stop_on_signals()
+    stop = stop or stop_on_signals()
     storage_socket = workers.storage_socket()  # a worker of --workers: the storage process serves its KV
     shared_kv = await _connect_storage(storage_socket, stop) if storage_socket is not None else None
     config = await new_config(opts, shared_kv)
@@ -454,11 +454,3 @@ async def _connect_storage(sock: socket.socket, stop: asyncio.Event) -> RemoteKV
             stop.set()
 
     return await RemoteKV.connect(sock, on_lost=lost)
-
-
-def _stop_on_signals() -> asyncio.Event:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    return stop

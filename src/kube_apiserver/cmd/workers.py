@@ -27,6 +27,7 @@ from ..storage.kvsocket import KVServer
 from ..storage.objectstore import ObjectStore
 from . import admin
 from .completion import CompletedOptions
+from .signals import stop_on_signals
 from .storage_backend import StorageBackend, open_storage
 
 log = logging.getLogger("kube_apiserver")
@@ -85,7 +86,7 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
     """Serves until a signal or a worker's exit; returns the exit code."""
     from .server import client_url
 
-    stop = stop or _stop_on_signals()
+    stop = stop or stop_on_signals()
     port_socket = reserve_port(opts)
     port = port_socket.getsockname()[1]
     backend: StorageBackend | None = None
@@ -169,11 +170,3 @@ async def _stop(children: list[asyncio.subprocess.Process]) -> None:
             with contextlib.suppress(ProcessLookupError):
                 child.kill()
             await child.wait()
-
-
-def _stop_on_signals() -> asyncio.Event:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    return stop
