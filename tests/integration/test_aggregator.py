@@ -248,18 +248,28 @@ def host_ip() -> str | None:
 
 
 class TrackingServer(ThreadingHTTPServer):
-    """Remembers its connections, so that stopping drops the kept-alive ones too, as a dying server would."""
+    """Remembers its open connections, so that stopping drops the kept-alive ones too, as a dying server would.
+
+    Stopping shuts them down and leaves closing each to the thread serving it, which still uses it; a lock
+    keeps that close and the shutdown apart, so that neither reaches a descriptor number reused meanwhile."""
 
     daemon_threads = True
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
         self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
 
     def get_request(self):
         conn, address = super().get_request()
-        self.connections.add(conn)
+        with self.connections_lock:
+            self.connections.add(conn)
         return conn, address
+
+    def shutdown_request(self, request) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+            super().shutdown_request(request)
 
     @classmethod
     def serving_tls(cls, handler: type[BaseHTTPRequestHandler], cert: str, key: str) -> TrackingServer:
@@ -274,12 +284,12 @@ class TrackingServer(ThreadingHTTPServer):
     def stop(self) -> None:
         self.shutdown()
         self.server_close()
-        for conn in list(self.connections):
-            try:
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            conn.close()
+        with self.connections_lock:
+            for conn in self.connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
 
 class Backend:
