@@ -58,6 +58,16 @@ def admin_kubeconfig(server_url: str, ca_file: str, token: str) -> dict[str, obj
     }
 
 
+def client_url(bind_address: str, port: int) -> str:
+    """The address the admin kubeconfig gives: the bind address, loopback when it is every address."""
+    host = bind_address
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"https://{host}:{port}"
+
+
 def write_admin_kubeconfig(path: str, server_url: str, ca_file: str, token: str) -> None:
     """Writes the admin kubeconfig (YAML, mode 0600) to `path`, creating its directory."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)

@@ -391,15 +391,6 @@ async def _informers_synced(informers: SharedInformerFactory) -> None:
         raise healthz.HealthCheckError(f"{len(unsynced)} informers not synced yet: {', '.join(unsynced)}")
 
 
-def client_url(opts: CompletedOptions, port: int) -> str:
-    host = opts.bind_address
-    if host in ("0.0.0.0", "::", ""):
-        host = "127.0.0.1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"https://{host}:{port}"
-
-
 async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
               started: asyncio.Event | None = None, announce: bool = True,
               serving: Callable[[ServerConfig], None] | None = None) -> None:
@@ -423,7 +414,7 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
         running.result()
         return
     kubeconfig = os.path.join(opts.data_dir, "admin.kubeconfig")
-    url = client_url(opts, config.serving.port)
+    url = admin.client_url(opts.bind_address, config.serving.port)
     if shared_kv is not None:
         announce = False  # the storage process announces the server once every worker serves
         shared_kv.serving()

@@ -84,8 +84,6 @@ def reserve_port(opts: CompletedOptions) -> socket.socket:
 
 async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | None = None) -> int:
     """Serves until a signal or a worker's exit; returns the exit code."""
-    from .server import client_url
-
     stop = stop or stop_on_signals()
     port_socket = reserve_port(opts)
     port = port_socket.getsockname()[1]
@@ -116,7 +114,7 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
             announced.cancel()  # etcd workers announce themselves
         done, _ = await asyncio.wait([*exits, stopping, announced], return_when=asyncio.FIRST_COMPLETED)
         if announced in done and not stopping.done():
-            _announce(opts, client_url(opts, port))
+            _announce(opts, admin.client_url(opts.bind_address, port))
             done, _ = await asyncio.wait([*exits, stopping], return_when=asyncio.FIRST_COMPLETED)
         stopping.cancel()
         announced.cancel()
