@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -40,7 +41,7 @@ def connect(proc: subprocess.Popen[str], data_dir: Path) -> Server:
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert first.startswith("kube-apiserver is serving on https://127.0.0.1:"), first
-    assert first.rstrip().endswith("(2 workers)"), first
+    assert first.rstrip().endswith("(2 workers)") or "--storage-backend=etcd3" in proc.args, first  # type: ignore[operator]
     srv = Server(str(data_dir))
     srv.kubeconfig = str(data_dir / "admin.kubeconfig")
     config = yaml.safe_load(Path(srv.kubeconfig).read_text())
@@ -236,3 +237,17 @@ def test_a_port_in_use_fails_in_one_line(tmp_path: Path) -> None:
     errors = [line for line in done.stderr.splitlines() if line.startswith("E")]
     assert len(errors) == 1 and "address already in use" in errors[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_on_etcd_each_worker_is_a_replica_of_its_own(tmp_path: Path, etcd: Any) -> None:
+    """Nothing to share but the port: the workers connect to etcd themselves; the first announces the server."""
+    proc, srv = start(tmp_path / "data", "--controllers=", "--storage-backend=etcd3",
+                      f"--etcd-servers={etcd.endpoints}")
+    try:
+        assert len(children(proc.pid)) == 2
+        assert srv.request("POST", CMS, configmap("on-etcd")).status == 201
+        for _ in range(CONNECTIONS):
+            assert srv.request("GET", f"{CMS}/on-etcd").status == 200
+    finally:
+        assert stop(proc) == 0
+    assert proc.stdout is not None and "serving on" not in proc.stdout.read()  # announced once

@@ -421,6 +421,7 @@ async def run(opts: CompletedOptions, stop: asyncio.Event | None = None,
     else:
         admin.write_admin_kubeconfig(kubeconfig, url, opts.ca_file, config.admin_token)
         log.info("Admin kubeconfig: %s", kubeconfig)
+        announce = announce and workers.worker_index() == 0  # on etcd, --workers' first worker says it serves
     if announce:
         print(f"kube-apiserver is serving on {url}\n"
               f"admin kubeconfig: {kubeconfig}\n"

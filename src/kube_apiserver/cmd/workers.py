@@ -110,9 +110,9 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
         exits = [asyncio.ensure_future(child.wait()) for child in children]
         stopping = asyncio.ensure_future(stop.wait())
         announced = asyncio.ensure_future(serving.wait())
-        if kv_server is None:
-            announced.cancel()  # etcd workers announce themselves
-        done, _ = await asyncio.wait([*exits, stopping, announced], return_when=asyncio.FIRST_COMPLETED)
+        # etcd workers are replicas that announce themselves (the first one)
+        waited = [*exits, stopping] if kv_server is None else [*exits, stopping, announced]
+        done, _ = await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
         if announced in done and not stopping.done():
             _announce(opts, admin.client_url(opts.bind_address, port))
             done, _ = await asyncio.wait([*exits, stopping], return_when=asyncio.FIRST_COMPLETED)

@@ -31,6 +31,8 @@ PORT_NAME = "https"
 SERVICE_PORT = 443
 INTERVAL_SECONDS = 10.0  # --endpoint-reconciler interval
 SYNC_ATTEMPTS = 3
+# a Service create that lost its cluster IP to another replica reads the Service again for up to a second
+RACE_READS, RACE_READ_INTERVAL = 20, 0.05
 SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 
@@ -143,9 +145,13 @@ class KubernetesServiceController:
             await store.create(self._ctx(), obj)
             log.info("created the kubernetes service with cluster IP %s", self.config.service_ip)
         except errors.StatusError:
-            # another replica created it meanwhile: its cluster IP was then taken (422) or its name (409)
-            if await self._get(store, NAME) is None:
-                raise
+            # Another replica created it meanwhile: its name was then taken (409), or its cluster IP (422),
+            # which that replica allocates before it writes the Service: give its write a moment.
+            for _ in range(RACE_READS):
+                if await self._get(store, NAME) is not None:
+                    return
+                await asyncio.sleep(RACE_READ_INTERVAL)
+            raise
 
     def _port(self) -> Object:
         return {"name": PORT_NAME, "port": self.config.public_port(), "protocol": "TCP"}
