@@ -8,8 +8,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from inprocess import in_process_server
 
+from inprocess import in_process_server
 from kube_apiserver.client.discovery import (
     GroupVersionKind,
     GroupVersionResource,

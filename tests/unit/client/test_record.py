@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 
 from inprocess import in_process_server
-
 from kube_apiserver.client.record import (
     COMBINED_PREFIX,
     MAX_QUEUED_EVENTS,
