@@ -69,6 +69,14 @@ async def measure(kv, n: int, concurrency: int, prefix: str) -> dict[str, tuple[
     return results
 
 
+async def measured(open_kv, n: int, concurrency: int, prefix: str) -> dict[str, tuple[float, float]]:
+    kv = await open_kv()
+    try:
+        return await measure(kv, n, concurrency, prefix)
+    finally:
+        await kv.close()
+
+
 def serve_storage(data_dir: str, sock: socket.socket) -> None:
     """The child: the storage process, until the worker hangs up."""
 
@@ -92,14 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as local_dir, tempfile.TemporaryDirectory() as remote_dir:
 
-        async def in_process() -> dict[str, tuple[float, float]]:
-            kv = await SQLiteKV.open(local_dir)
-            try:
-                return await measure(kv, args.n, args.c, "local")
-            finally:
-                await kv.close()
-
-        local = uvloop.run(in_process())
+        local = uvloop.run(measured(lambda: SQLiteKV.open(local_dir), args.n, args.c, "local"))
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:
@@ -107,15 +108,7 @@ def main() -> None:
             serve_storage(remote_dir, theirs)
             os._exit(0)
         theirs.close()
-
-        async def remote() -> dict[str, tuple[float, float]]:
-            kv = await RemoteKV.connect(ours)
-            try:
-                return await measure(kv, args.n, args.c, "remote")
-            finally:
-                await kv.close()
-
-        over_socket = uvloop.run(remote())
+        over_socket = uvloop.run(measured(lambda: RemoteKV.connect(ours), args.n, args.c, "remote"))
         os.waitpid(pid, 0)
         storage_cpu = children_cpu()
     print(f"{args.n} calls of each, {args.c} in flight, values of {len(VALUE)} bytes; µs per call")
