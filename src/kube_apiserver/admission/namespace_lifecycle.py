@@ -48,9 +48,8 @@ class NamespaceLifecycle:
             return
         if attrs.operation != CREATE:
             return  # updates and deletes in a terminating namespace are how it empties
-        namespace = None if self._looked_up_live(attrs.namespace) else self.namespaces.cached(attrs.namespace)
-        if namespace is None:
-            namespace = await self.get_namespace(attrs.namespace)
+        namespace = await (self.get_namespace(attrs.namespace) if self._looked_up_live(attrs.namespace)
+                           else self.namespaces.get(attrs.namespace))
         if namespace is None:
             raise errors.not_found("namespaces", "", attrs.namespace)
         if (namespace.get("status") or {}).get("phase") == "Terminating" or \

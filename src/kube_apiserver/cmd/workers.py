@@ -121,7 +121,6 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
         code = next((task.result() for task in exits if task in done), 0)
         if code:
             log.error("a worker exited with code %d: stopping the others", code)
-        await _stop(children)
         return code
     finally:
         await _stop(children)

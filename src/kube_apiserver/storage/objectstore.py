@@ -228,12 +228,7 @@ class ObjectStore:
         plain = self.codec.encode(updated)
         if plain == self.codec.encode(cached):
             return None
-        value = self._to_storage(key, plain)
-        check_request_size(key, value)
-        result = await self.kv.update(key, value, revision, ttl(updated) if ttl is not None else 0)
-        if result.succeeded:
-            return self.codec.decode(plain, result.revision)
-        return _Conflict(result.current if result.current is not None else await self.kv.get(key))
+        return await self._write(key, revision, updated, plain, ttl)
 
     async def _try_update(self, key: str, current: KeyValue | None, try_update: UpdateFunc,
                           preconditions: Preconditions | None, ignore_not_found: bool,
@@ -255,13 +250,19 @@ class ObjectStore:
             # Nothing changed: no new revision, as in Kubernetes. A value read with another provider
             # than the first (stale) is written again all the same, so that a rewrite re-encrypts it.
             return existing
+        return await self._write(key, current.mod_revision if current is not None else None, updated, plain, ttl)
+
+    async def _write(self, key: str, expected: int | None, updated: Object, plain: bytes,
+                     ttl: TTLFunc | None) -> Object | _Conflict:
+        """An attempt's compare-and-swap: created when `expected` is None, else updated over that mod revision;
+        the object written, or the conflict with the key's newer state."""
         value = self._to_storage(key, plain)
         check_request_size(key, value)
         seconds = ttl(updated) if ttl is not None else 0
-        if current is None:
+        if expected is None:
             result = await self.kv.create(key, value, seconds)
         else:
-            result = await self.kv.update(key, value, current.mod_revision, seconds)
+            result = await self.kv.update(key, value, expected, seconds)
         if result.succeeded:
             return self.codec.decode(plain, result.revision)
         return _Conflict(result.current if result.current is not None else await self.kv.get(key))

@@ -92,10 +92,12 @@ class _Connection(asyncio.Protocol):
             self.kv.request_progress()
         elif op == "serving":
             self.server.on_serving()
-        else:
+        elif op in self.ops:
             task = asyncio.ensure_future(self._answer(request_id, self.ops[op], message[2:]))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
+        else:
+            raise ValueError(f"unknown operation {op!r}")
 
     def _send(self, message: tuple) -> None:
         if self.outbox is not None:

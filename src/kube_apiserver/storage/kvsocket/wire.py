@@ -86,8 +86,7 @@ def txn_in(row: tuple) -> TxnResult:
 
 
 def range_out(result: RangeResult) -> tuple:
-    return ([(kv.key, kv.value, kv.create_revision, kv.mod_revision) for kv in result.kvs], result.revision,
-            result.more)
+    return [kv_out(kv) for kv in result.kvs], result.revision, result.more
 
 
 def range_in(row: tuple) -> RangeResult:
