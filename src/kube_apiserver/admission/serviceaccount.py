@@ -82,7 +82,6 @@ class ServiceAccount:
     name = "ServiceAccount"
 
     def __init__(self, get_object: ObjectGetter, mount_service_account_token: bool = True):
-        self.get_object = get_object
         # upstream's serviceAccountLister, then a live read
         self.service_accounts = ObjectLookup(lambda ns, name: get_object("serviceaccounts", ns, name),
                                              "serviceaccounts")

@@ -95,7 +95,7 @@ class PodSecurity:
 
     def __init__(self, get_namespace: NamespaceGetter, pods: PodLister,
                  config: PodSecurityConfiguration | None = None):
-        self.get_namespace, self.pods = get_namespace, pods
+        self.pods = pods
         self.namespaces = NamespaceLabels(get_namespace)  # upstream's lister, then the client
         self.config = config or PodSecurityConfiguration()
 
