@@ -60,6 +60,9 @@ class _RefusedRequest(Exception):
         self.response = response
 
 
+JOIN_LIMIT = 64 << 10  # bodies up to this size are joined to their head: one TLS record's worth and more
+
+
 class HeadWithBody:
     """The transport as a response's cycle writes to it: uvicorn writes a response's head and its body
     separately, which over TLS is two records (two encryptions here, two decryptions at the client) for
@@ -75,7 +78,10 @@ class HeadWithBody:
 
     def write(self, data: bytes) -> None:
         if self._held is not None:
-            data, self._held = self._held + data, None
+            if len(data) > JOIN_LIMIT:  # a big body (a long list) is not copied to go with its head
+                self.flush()
+            else:
+                data, self._held = self._held + data, None
         elif not self._headed:
             self._headed = True
             self._held = data

@@ -64,3 +64,19 @@ def test_close_writes_a_held_head_first_and_the_rest_is_the_transports() -> None
 
     transport = asyncio.run(main())
     assert transport.writes == [b"head"] and transport.closed
+
+
+def test_a_big_body_is_not_copied_to_go_with_its_head() -> None:
+    from kube_apiserver.server.httpprotocol import JOIN_LIMIT
+
+    async def main() -> list[bytes]:
+        transport = Recorder()
+        cycle_transport = HeadWithBody(transport)  # type: ignore[arg-type]
+        body = b"x" * (JOIN_LIMIT + 1)
+        cycle_transport.write(b"head")
+        cycle_transport.write(body)
+        await asyncio.sleep(0)
+        return transport.writes
+
+    writes = asyncio.run(main())
+    assert writes[0] == b"head" and len(writes) == 2 and len(writes[1]) == JOIN_LIMIT + 1
