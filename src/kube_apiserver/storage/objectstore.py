@@ -228,7 +228,7 @@ class ObjectStore:
         plain = self.codec.encode(updated)
         if plain == self.codec.encode(cached):
             return None
-        return await self._write(key, revision, updated, plain, ttl)
+        return await self._compare_and_swap(key, revision, updated, plain, ttl)
 
     async def _try_update(self, key: str, current: KeyValue | None, try_update: UpdateFunc,
                           preconditions: Preconditions | None, ignore_not_found: bool,
@@ -250,9 +250,9 @@ class ObjectStore:
             # Nothing changed: no new revision, as in Kubernetes. A value read with another provider
             # than the first (stale) is written again all the same, so that a rewrite re-encrypts it.
             return existing
-        return await self._write(key, current.mod_revision if current is not None else None, updated, plain, ttl)
+        return await self._compare_and_swap(key, current.mod_revision if current is not None else None, updated, plain, ttl)
 
-    async def _write(self, key: str, expected: int | None, updated: Object, plain: bytes,
+    async def _compare_and_swap(self, key: str, expected: int | None, updated: Object, plain: bytes,
                      ttl: TTLFunc | None) -> Object | _Conflict:
         """An attempt's compare-and-swap: created when `expected` is None, else updated over that mod revision;
         the object written, or the conflict with the key's newer state."""
