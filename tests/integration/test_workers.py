@@ -1,13 +1,16 @@
 """--workers 2 on SQLite, as a user runs it: the storage process serves the store to two worker processes that
-share one port. New connections land on either worker (the kernel spreads them), so a write through one
-connection and reads, watches and conflicting writes through others cross workers."""
+share one port. The storage process hands each new connection to the worker holding fewer, so new connections
+alternate between the workers, and a write through one connection and reads, watches and conflicting writes
+through others cross workers."""
 
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -20,7 +23,7 @@ import yaml
 
 from conftest import Server, wait_for
 
-CONNECTIONS = 24  # new connections per check: each lands on a worker the kernel picks (both, but 2^-23)
+CONNECTIONS = 24  # new connections per check: they alternate between the workers
 
 
 def start(data_dir: Path, *flags: str) -> tuple[subprocess.Popen[str], Server]:
@@ -89,6 +92,44 @@ CMS = "/api/v1/namespaces/default/configmaps"
 def test_the_storage_process_serves_two_workers(workers: tuple[subprocess.Popen[str], Server]) -> None:
     proc, _ = workers
     assert len(children(proc.pid)) == 2
+
+
+def established(pid: int, port: int) -> int:
+    """How many connections to `port` the process holds."""
+    sockets = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                sockets.add(target[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local_port, state, inode = int(fields[1].rsplit(":", 1)[1], 16), fields[3], fields[9]
+            count += local_port == port and state == "01" and inode in sockets
+    return count
+
+
+def test_connections_are_spread_evenly_over_the_workers(workers: tuple[subprocess.Popen[str], Server]) -> None:
+    """Clients keep their connections, and a connection's load stays where it landed: the kernel's hashing
+    (SO_REUSEPORT) lands 8 on one worker and 4 on the other as often as not."""
+    proc, srv = workers
+    pids = children(proc.pid)
+    before = [established(pid, srv.port) for pid in pids]
+    context = ssl.create_default_context(cafile=srv.ca_file)
+    held = []
+    try:
+        for _ in range(12):
+            conn = http.client.HTTPSConnection("127.0.0.1", srv.port, context=context, timeout=30)
+            conn.request("GET", "/readyz", headers={"Authorization": f"Bearer {srv.token}"})
+            assert conn.getresponse().read() == b"ok"
+            held.append(conn)
+        after = [established(pid, srv.port) for pid in pids]
+        assert [now - then for now, then in zip(after, before, strict=True)] == [6, 6]
+    finally:
+        for conn in held:
+            conn.close()
 
 
 def test_a_write_through_one_connection_is_read_through_every_other(workers: tuple[subprocess.Popen[str], Server],

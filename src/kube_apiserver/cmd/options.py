@@ -343,8 +343,8 @@ _NODE_PORT_RANGE_HELP = (
 _WORKERS_HELP = (
     "Processes serving the API on the one port (not a kube-apiserver flag). Above 1, this process keeps the "
     "embedded storage (SQLite or memory) and serves it to that many worker processes, each a whole server "
-    "sharing the port (SO_REUSEPORT) as replicas do: requests use every core. On etcd, each worker is a "
-    "replica of its own on the shared port."
+    "as a replica is; it accepts the port's connections and hands each to the worker holding the fewest: "
+    "requests use every core. On etcd, each worker is a replica of its own."
 )
 _APISERVER_COUNT_HELP = (
     "The number of apiservers running in the cluster, must be a positive number. (In use when "

@@ -282,7 +282,8 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
                                 client_ca_file=opts.authentication.client_ca_file,
                                 requestheader_client_ca_file=opts.authentication.request_header.client_ca_file,
                                 sni_cert_keys=tuple(SNICertKey(*pair) for pair in opts.secure_serving.sni_cert_keys),
-                                reuse_port=opts.secure_serving.permit_port_sharing)
+                                reuse_port=opts.secure_serving.permit_port_sharing,
+                                handoff=workers.connection_socket())
     extra = ExtraConfig(factory, str(opts.primary_service_cluster_ip_range or ""),
                         opts.api_server_service_ip or "", host, opts.secure_port, opts.controllers,
                         opts.service_node_port_range, serving, service_accounts, token_reviewer,

@@ -4,7 +4,8 @@ runtime does that with threads; this interpreter runs Python on one core per pro
 This process, the storage process, opens the embedded store (SQLite or memory: its file admits one opener),
 runs its maintenance (compaction, lease expiry) and serves its KV interface to each worker over a socket
 pair (storage/kvsocket). Each worker is a whole server, started as this command with the same flags, that
-reaches the store through that socket and listens on the shared port (SO_REUSEPORT). The workers are replicas
+reaches the store through that socket and serves the connections this process accepts on the port and hands
+to it, each to the worker holding the fewest (server/handoff.py). The workers are replicas
 of one another (docs/replicas.md): one watch cache each, the controllers on the one that leads. On etcd there
 is nothing to share here: each worker is a replica connected to etcd itself.
 
@@ -22,6 +23,7 @@ import socket
 import sys
 import uuid
 
+from ..server.handoff import ConnectionDispatcher
 from ..server.options.etcd import STORAGE_TYPE_ETCD3
 from ..storage.kvsocket import KVServer
 from ..storage.objectstore import ObjectStore
@@ -33,6 +35,7 @@ from .storage_backend import StorageBackend, open_storage
 log = logging.getLogger("kube_apiserver")
 
 STORAGE_FD_ENV = "KUBE_APISERVER_STORAGE_FD"  # a worker's end of its socket pair to the storage process
+CONNECTIONS_FD_ENV = "KUBE_APISERVER_CONNECTIONS_FD"  # and of the one its connections come over
 WORKER_ENV = "KUBE_APISERVER_WORKER"  # a worker's name: "<generation>-<index>" (generation: this run's)
 STOP_GRACE = 70.0  # a worker's own graceful shutdown (drain, watch termination) comes first
 
@@ -41,6 +44,12 @@ def storage_socket() -> socket.socket | None:
     """In a worker: its connection to the storage process (taken from the environment, so a server the
     worker starts in turn does not inherit it)."""
     fd = os.environ.pop(STORAGE_FD_ENV, None)
+    return socket.socket(fileno=int(fd)) if fd else None
+
+
+def connection_socket() -> socket.socket | None:
+    """In a worker: where the connections it serves come from (server/handoff.py)."""
+    fd = os.environ.pop(CONNECTIONS_FD_ENV, None)
     return socket.socket(fileno=int(fd)) if fd else None
 
 
@@ -55,7 +64,7 @@ def worker_index() -> int:
 
 def worker_argv(argv: list[str], port: int) -> list[str]:
     """The command's flags for a worker: the same, without --workers, on the port the storage process
-    reserved, shared."""
+    accepts on (it tells the worker its connections' address)."""
     flags: list[str] = []
     skip = False
     for arg in argv:
@@ -65,15 +74,17 @@ def worker_argv(argv: list[str], port: int) -> list[str]:
             skip = True
         elif not arg.startswith("--workers="):
             flags.append(arg)
-    return [*flags, f"--secure-port={port}", "--permit-port-sharing=true"]
+    return [*flags, f"--secure-port={port}"]
 
 
 def reserve_port(opts: CompletedOptions) -> socket.socket:
-    """The shared port, bound (never listening: the kernel hands connections only to the workers' listening
-    sockets) so that --secure-port=0 picks one port for all and a port in use fails here, in one line."""
+    """The port, bound here so that --secure-port=0 picks one port for all and a port in use fails here, in
+    one line."""
     family = socket.AF_INET6 if ":" in opts.bind_address else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if opts.secure_serving.permit_port_sharing:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((opts.bind_address, opts.secure_port))
     except BaseException:
@@ -85,8 +96,8 @@ def reserve_port(opts: CompletedOptions) -> socket.socket:
 async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | None = None) -> int:
     """Serves until a signal or a worker's exit; returns the exit code."""
     stop = stop or stop_on_signals()
-    port_socket = reserve_port(opts)
-    port = port_socket.getsockname()[1]
+    dispatcher = ConnectionDispatcher(reserve_port(opts))
+    port = dispatcher.listener.getsockname()[1]
     backend: StorageBackend | None = None
     kv_server: KVServer | None = None
     serving = asyncio.Event()
@@ -106,7 +117,8 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
     generation = uuid.uuid4().hex[:8]
     try:
         for index in range(opts.workers):
-            children.append(await _start_worker(f"{generation}-{index}", worker_argv(argv, port), kv_server))
+            name = f"{generation}-{index}"
+            children.append(await _start_worker(name, worker_argv(argv, port), kv_server, dispatcher))
         exits = [asyncio.ensure_future(child.wait()) for child in children]
         stopping = asyncio.ensure_future(stop.wait())
         announced = asyncio.ensure_future(serving.wait())
@@ -128,21 +140,25 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
             kv_server.close()
         if backend is not None:
             await backend.stop()
-        port_socket.close()
+        dispatcher.close()
 
 
-async def _start_worker(name: str, argv: list[str], kv_server: KVServer | None) -> asyncio.subprocess.Process:
-    env = {**os.environ, WORKER_ENV: name}
-    if kv_server is None:
-        return await asyncio.create_subprocess_exec(sys.executable, "-m", "kube_apiserver", *argv, env=env)
-    ours, theirs = socket.socketpair()
+async def _start_worker(name: str, argv: list[str], kv_server: KVServer | None,
+                        dispatcher: ConnectionDispatcher) -> asyncio.subprocess.Process:
+    connections = dispatcher.add_worker()
+    env = {**os.environ, WORKER_ENV: name, CONNECTIONS_FD_ENV: str(connections.fileno())}
+    passed = [connections]
     try:
-        await kv_server.serve(ours)
-        env[STORAGE_FD_ENV] = str(theirs.fileno())
+        if kv_server is not None:
+            ours, theirs = socket.socketpair()
+            passed.append(theirs)
+            await kv_server.serve(ours)
+            env[STORAGE_FD_ENV] = str(theirs.fileno())
         return await asyncio.create_subprocess_exec(sys.executable, "-m", "kube_apiserver", *argv, env=env,
-                                                    pass_fds=(theirs.fileno(),))
+                                                    pass_fds=tuple(sock.fileno() for sock in passed))
     finally:
-        theirs.close()
+        for sock in passed:
+            sock.close()
 
 
 def _announce(opts: CompletedOptions, url: str) -> None:

@@ -18,6 +18,7 @@ from ..endpoints.http import Handler
 from . import httpprotocol
 from .asgi import ASGIApp
 from .dynamiccerts import ServingCertificates, SNICertKey, TLSOptions
+from .handoff import ConnectionReceiver
 from .httpprotocol import ConnectionLimits, HardenedHTTPProtocol, TLSScopeHTTPProtocol
 
 log = logging.getLogger("kube_apiserver.server")
@@ -42,6 +43,8 @@ class SecureServingInfo:
     idle_timeout: float = httpprotocol.IDLE_TIMEOUT
     # --permit-port-sharing: replicas on one machine listen on one address; the kernel spreads connections
     reuse_port: bool = False
+    # a worker of --workers: connections come from the dispatcher over this socket (server/handoff.py)
+    handoff: socket.socket | None = None
 
     def connection_limits(self) -> ConnectionLimits:
         return ConnectionLimits(self.max_header_bytes, self.read_header_timeout, self.idle_timeout)
@@ -65,9 +68,12 @@ class SecureServingInfo:
 
 
 class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config):
+    def __init__(self, config: uvicorn.Config, handoff: socket.socket | None = None):
         super().__init__(config)
         self.listening = asyncio.Event()  # set once startup is done: serve() waits for it, not polls
+        self.receiver = ConnectionReceiver(handoff, self._serve_connection) if handoff is not None else None
+        if self.receiver is not None:  # the dispatcher hears of each connection's end
+            self.server_state.connections = self.receiver.connections
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -76,7 +82,28 @@ class _Server(uvicorn.Server):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
+        if self.receiver is not None:
+            self.receiver.start()
         self.listening.set()
+
+    def _serve_connection(self, sock: socket.socket) -> None:
+        asyncio.get_running_loop().create_task(self._connection(sock))
+
+    async def _connection(self, sock: socket.socket) -> None:
+        """A handed connection, served as the listener's own (its TLS handshake first). Once handed to the
+        loop, the transport owns the socket: a failed handshake closes it there."""
+        config = self.config
+
+        def protocol() -> asyncio.Protocol:
+            return config.http_protocol_class(config=config, server_state=self.server_state,  # type: ignore[call-arg]
+                                              app_state=self.lifespan.state)
+
+        try:
+            with contextlib.suppress(OSError, ssl.SSLError, TimeoutError, ConnectionError):
+                await asyncio.get_running_loop().connect_accepted_socket(protocol, sock, ssl=config.ssl)
+        finally:
+            assert self.receiver is not None
+            self.receiver.settled()
 
     async def main_loop(self) -> None:
         """uvicorn's loop (on_tick every 0.1 s: the Date header, the exit flags), woken by request_exit() so a
@@ -93,6 +120,8 @@ class _Server(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """uvicorn's shutdown pauses 0.1 s for the open connections to finish; with none open (and so no request
         task) there is nothing to wait for: stop listening and return."""
+        if self.receiver is not None:
+            self.receiver.close()
         if self.server_state.connections or self.server_state.tasks:
             await super().shutdown(sockets=sockets)
             return
@@ -149,8 +178,8 @@ def _load_tls(config: uvicorn.Config, info: SecureServingInfo) -> None:
 
 
 async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
-    sock = info.listen()
-    port = sock.getsockname()[1]
+    sockets = [info.listen()] if info.handoff is None else []
+    port = sockets[0].getsockname()[1] if sockets else info.port
     app = ASGIApp(handler)
     # proxy_headers=False: the client address is the peer's, as Go's http.Request.RemoteAddr (uvicorn would
     # otherwise take X-Forwarded-For from loopback clients, and run a middleware on every request for it).
@@ -178,8 +207,8 @@ async def serve(handler: Handler, info: SecureServingInfo) -> HTTPServer:
         info.cipher_suites or DEFAULT_CIPHERS))
     config.ssl = certificates.listener
     certificates.start()
-    server = _Server(config)
-    task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+    server = _Server(config, info.handoff)
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=sockets))
     listening = asyncio.ensure_future(server.listening.wait())
     await asyncio.wait({task, listening}, return_when=asyncio.FIRST_COMPLETED)
     if not listening.done():

@@ -78,4 +78,4 @@ def test_a_worker_runs_with_the_same_flags_on_the_shared_port():
     from kube_apiserver.cmd.workers import worker_argv
 
     assert worker_argv(["--workers", "3", "--data-dir=/d", "--workers=2", "--controllers="], 6443) == [
-        "--data-dir=/d", "--controllers=", "--secure-port=6443", "--permit-port-sharing=true"]
+        "--data-dir=/d", "--controllers=", "--secure-port=6443"]

@@ -1,0 +1,148 @@
+"""The connection handoff of --workers: each accepted connection goes to the worker holding the fewest."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import socket
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from kube_apiserver.server.handoff import ConnectionDispatcher, ConnectionReceiver
+
+
+class FakeWorker:
+    """A worker's receiving side whose connections open at once (no TLS) and close when the test says."""
+
+    def __init__(self, dispatcher: ConnectionDispatcher):
+        self.receiver = ConnectionReceiver(dispatcher.add_worker(), self.take)
+        self.connections: list[socket.socket] = []
+
+    def take(self, sock: socket.socket) -> None:
+        self.connections.append(sock)
+        self.receiver.connections.add(sock)
+        self.receiver.settled()
+
+    def close_connections(self, n: int) -> None:
+        for sock in self.connections[:n]:
+            self.receiver.connections.discard(sock)
+            sock.close()
+        del self.connections[:n]
+
+
+async def settle() -> None:
+    for _ in range(20):  # a few turns of the loop: reports and handed descriptors cross socket pairs
+        await asyncio.sleep(0.005)
+
+
+async def connect(port: int, n: int) -> list[socket.socket]:
+    clients = []
+    for _ in range(n):
+        client = socket.create_connection(("127.0.0.1", port))
+        clients.append(client)
+        await settle()
+    return clients
+
+
+def in_loop(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
+    @functools.wraps(test)
+    def run() -> None:
+        asyncio.run(test())
+    return run
+
+
+def listener() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@in_loop
+async def test_connections_go_to_the_worker_holding_fewer() -> None:
+    dispatcher = ConnectionDispatcher(listener())
+    port = dispatcher.listener.getsockname()[1]
+    first, second = FakeWorker(dispatcher), FakeWorker(dispatcher)
+    clients: list[socket.socket] = []
+    try:
+        first.receiver.start()
+        second.receiver.start()
+        clients += await connect(port, 6)
+        assert (len(first.connections), len(second.connections)) == (3, 3)
+        first.close_connections(2)
+        clients += await connect(port, 2)
+        assert (len(first.connections), len(second.connections)) == (3, 3)
+    finally:
+        for sock in clients:
+            sock.close()
+        first.receiver.close()
+        second.receiver.close()
+        dispatcher.close()
+
+
+@in_loop
+async def test_a_burst_spreads_evenly_before_any_report() -> None:
+    """Connections handed but not yet reported count as the worker's own: without that, a burst accepted in
+    one go would all go to the worker whose last report said fewest."""
+    dispatcher = ConnectionDispatcher(listener())
+    port = dispatcher.listener.getsockname()[1]
+    first, second = FakeWorker(dispatcher), FakeWorker(dispatcher)
+    clients: list[socket.socket] = []
+    try:
+        first.receiver.start()
+        second.receiver.start()
+        clients += await connect(port, 2)
+        second.close_connections(1)
+        await settle()  # reported: the first holds 1, the second 0
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(first.receiver.sock.fileno())  # the first reads nothing while the burst is handed out
+        clients += [socket.create_connection(("127.0.0.1", port)) for _ in range(7)]
+        await settle()
+        assert len(second.connections) == 4
+        loop.add_reader(first.receiver.sock.fileno(), first.receiver._receive)
+        await settle()
+        assert len(first.connections) == 4
+    finally:
+        for sock in clients:
+            sock.close()
+        first.receiver.close()
+        second.receiver.close()
+        dispatcher.close()
+
+
+@in_loop
+async def test_a_connection_waits_for_the_first_worker_that_serves() -> None:
+    dispatcher = ConnectionDispatcher(listener())
+    port = dispatcher.listener.getsockname()[1]
+    worker = FakeWorker(dispatcher)
+    clients: list[socket.socket] = []
+    try:
+        clients += await connect(port, 1)
+        assert worker.connections == []  # in the backlog: not accepted, not refused
+        worker.receiver.start()
+        await settle()
+        assert len(worker.connections) == 1
+    finally:
+        for sock in clients:
+            sock.close()
+        worker.receiver.close()
+        dispatcher.close()
+
+
+@in_loop
+async def test_a_worker_that_is_gone_is_passed_over() -> None:
+    dispatcher = ConnectionDispatcher(listener())
+    port = dispatcher.listener.getsockname()[1]
+    gone, serving = FakeWorker(dispatcher), FakeWorker(dispatcher)
+    clients: list[socket.socket] = []
+    try:
+        gone.receiver.start()
+        serving.receiver.start()
+        await settle()
+        gone.receiver.close()  # exited
+        clients += await connect(port, 3)
+        assert gone.connections == [] and len(serving.connections) == 3
+    finally:
+        for sock in clients:
+            sock.close()
+        serving.receiver.close()
+        dispatcher.close()
