@@ -94,6 +94,12 @@ def test_the_storage_process_serves_two_workers(workers: tuple[subprocess.Popen[
     assert len(children(proc.pid)) == 2
 
 
+def test_a_startup_warning_is_given_once_not_by_each_worker(workers: tuple[subprocess.Popen[str], Server]) -> None:
+    _, srv = workers
+    log = (Path(srv.data_dir).parent / "data.log").read_text()
+    assert log.count("No CIDR for service cluster IPs specified") == 1, log
+
+
 def established(pid: int, port: int) -> int:
     """How many connections to `port` the process holds."""
     sockets = set()

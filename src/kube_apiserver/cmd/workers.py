@@ -62,9 +62,10 @@ def worker_index() -> int:
     return int(name.rsplit("-", 1)[1]) if name else 0
 
 
-def worker_argv(argv: list[str], port: int) -> list[str]:
+def worker_argv(argv: list[str], port: int, service_ip_ranges: str) -> list[str]:
     """The command's flags for a worker: the same, without --workers, on the port the storage process
-    accepts on (it tells the worker its connections' address)."""
+    accepts on (it tells the worker its connections' address), with the service IP range this process
+    defaulted (it warned of the default once: the workers need not again)."""
     flags: list[str] = []
     skip = False
     for arg in argv:
@@ -74,6 +75,8 @@ def worker_argv(argv: list[str], port: int) -> list[str]:
             skip = True
         elif not arg.startswith("--workers="):
             flags.append(arg)
+    if not any(arg.startswith("--service-cluster-ip-range") for arg in flags):
+        flags.append(f"--service-cluster-ip-range={service_ip_ranges}")
     return [*flags, f"--secure-port={port}"]
 
 
@@ -118,7 +121,8 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
     try:
         for index in range(opts.workers):
             name = f"{generation}-{index}"
-            children.append(await _start_worker(name, worker_argv(argv, port), kv_server, dispatcher))
+            flags = worker_argv(argv, port, ",".join(map(str, opts.service_cluster_ip_ranges)))
+            children.append(await _start_worker(name, flags, kv_server, dispatcher))
         exits = [asyncio.ensure_future(child.wait()) for child in children]
         stopping = asyncio.ensure_future(stop.wait())
         announced = asyncio.ensure_future(serving.wait())

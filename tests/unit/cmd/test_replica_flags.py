@@ -77,5 +77,7 @@ def test_workers_are_checked():
 def test_a_worker_runs_with_the_same_flags_on_the_shared_port():
     from kube_apiserver.cmd.workers import worker_argv
 
-    assert worker_argv(["--workers", "3", "--data-dir=/d", "--workers=2", "--controllers="], 6443) == [
-        "--data-dir=/d", "--controllers=", "--secure-port=6443"]
+    assert worker_argv(["--workers", "3", "--data-dir=/d", "--workers=2", "--controllers="], 6443, "10.0.0.0/24") == [
+        "--data-dir=/d", "--controllers=", "--service-cluster-ip-range=10.0.0.0/24", "--secure-port=6443"]
+    assert worker_argv(["--service-cluster-ip-range", "10.96.0.0/12"], 6443, "10.96.0.0/12") == [
+        "--service-cluster-ip-range", "10.96.0.0/12", "--secure-port=6443"]
