@@ -68,10 +68,11 @@ class StorageBackend:
 
 
 async def open_storage(
-    opts: EtcdOptions, data_dir: str, new_store: Callable[[KV], ObjectStore]
+    opts: EtcdOptions, data_dir: str, new_store: Callable[[KV], ObjectStore], serves_only_storage: bool = False
 ) -> StorageBackend:
     """SQLite under the data dir (locked: one server per directory), memory (the data dir locked too, its
-    database, if any, the starting state), or etcd3 at --etcd-servers."""
+    database, if any, the starting state), or etcd3 at --etcd-servers. `serves_only_storage`: the process
+    does nothing else (--workers' storage process), so SQLite commits on its event loop."""
     if opts.storage_backend == STORAGE_TYPE_MEMORY:
         from ..storage.memory import MemoryKV
 
@@ -80,7 +81,7 @@ async def open_storage(
     if opts.storage_backend != STORAGE_TYPE_ETCD3:
         from ..storage.sqlite import SQLiteKV
 
-        kv = await SQLiteKV.open(data_dir)
+        kv = await SQLiteKV.open(data_dir, commit_on_loop=serves_only_storage)
         return StorageBackend(kv, new_store(kv), _kvs=[kv])
     kv = await _open_etcd(opts, opts.etcd_servers)
     backend = StorageBackend(kv, new_store(kv), _kvs=[kv])

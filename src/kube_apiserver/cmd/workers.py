@@ -113,7 +113,7 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
             serving.set()
 
     if opts.etcd.storage_backend != STORAGE_TYPE_ETCD3:
-        backend = await open_storage(opts.etcd, opts.data_dir, ObjectStore)
+        backend = await open_storage(opts.etcd, opts.data_dir, ObjectStore, serves_only_storage=True)
         backend.start(opts.etcd)
         kv_server = KVServer(backend.kv, worker_serves)
     children: list[asyncio.subprocess.Process] = []

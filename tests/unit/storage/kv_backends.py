@@ -61,7 +61,7 @@ async def open_remote(data_dir: str) -> KV:
     from kube_apiserver.storage.kvsocket import KVServer, RemoteKV
     from kube_apiserver.storage.sqlite import SQLiteKV
 
-    inner = await SQLiteKV.open(data_dir)
+    inner = await SQLiteKV.open(data_dir, commit_on_loop=True)  # as the storage process opens it
     expiry = Periodic("lease expiry", LEASE_EXPIRY_PERIOD, inner.expire_leases)
     expiry.start()
     server = KVServer(inner)

@@ -118,6 +118,9 @@ class SQLiteKV:
     def __init__(self, path: str, lock_fd: int | None = None):
         self.path = path
         self._lock_fd = lock_fd
+        # A batch commits on the event loop's thread where the loop has nothing to do meanwhile (--workers'
+        # storage process serves only the store): the thread hop each way costs more CPU than it frees.
+        self.commit_on_loop = False
         try:
             self._write_conn = _connect(path)
             for statement in schema.TABLES:
@@ -141,8 +144,10 @@ class SQLiteKV:
         self._write_task = asyncio.get_running_loop().create_task(self._write_loop())
 
     @classmethod
-    async def open(cls, data_dir: str) -> SQLiteKV:
-        return cls(os.path.join(data_dir, STATE_FILE), claim(data_dir))
+    async def open(cls, data_dir: str, commit_on_loop: bool = False) -> SQLiteKV:
+        kv = cls(os.path.join(data_dir, STATE_FILE), claim(data_dir))
+        kv.commit_on_loop = commit_on_loop
+        return kv
 
     def _release_lock(self) -> None:
         if self._lock_fd is not None:
@@ -196,8 +201,11 @@ class SQLiteKV:
                 batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
                 self._committing = True
                 try:
-                    results, events, revision = await loop.run_in_executor(
-                        self._writer, self._commit, batch, self._revision)
+                    if self.commit_on_loop:
+                        results, events, revision = self._commit(batch, self._revision)
+                    else:
+                        results, events, revision = await loop.run_in_executor(
+                            self._writer, self._commit, batch, self._revision)
                 except Exception as err:  # noqa: BLE001 - every waiter of the batch gets the failure
                     _fail(batch, err)
                     continue
