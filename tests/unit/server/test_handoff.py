@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import socket
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from kube_apiserver.server.handoff import ConnectionDispatcher, ConnectionReceiver
@@ -31,8 +32,10 @@ class FakeWorker:
 
 
 async def settle() -> None:
-    for _ in range(20):  # a few turns of the loop: reports and handed descriptors cross socket pairs
-        await asyncio.sleep(0.005)
+    """Turns of the loop, each polling for I/O: enough for an accepted connection to cross to its worker and the
+    worker's report to come back (within one process, each a step the kernel has ready at once)."""
+    for _ in range(50):
+        await asyncio.sleep(0)
 
 
 async def connect(port: int, n: int) -> list[socket.socket]:
@@ -51,19 +54,28 @@ def in_loop(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]
     return run
 
 
-def listener() -> socket.socket:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    return sock
+@contextlib.asynccontextmanager
+async def dispatching(workers: int) -> AsyncIterator[tuple[int, list[FakeWorker], list[socket.socket]]]:
+    """A dispatcher on an ephemeral port with its (not yet started) workers; the clients the test appends are
+    closed after."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    dispatcher = ConnectionDispatcher(listener)
+    fakes = [FakeWorker(dispatcher) for _ in range(workers)]
+    clients: list[socket.socket] = []
+    try:
+        yield listener.getsockname()[1], fakes, clients
+    finally:
+        for sock in clients:
+            sock.close()
+        for fake in fakes:
+            fake.receiver.close()
+        dispatcher.close()
 
 
 @in_loop
 async def test_connections_go_to_the_worker_holding_fewer() -> None:
-    dispatcher = ConnectionDispatcher(listener())
-    port = dispatcher.listener.getsockname()[1]
-    first, second = FakeWorker(dispatcher), FakeWorker(dispatcher)
-    clients: list[socket.socket] = []
-    try:
+    async with dispatching(2) as (port, (first, second), clients):
         first.receiver.start()
         second.receiver.start()
         clients += await connect(port, 6)
@@ -71,23 +83,13 @@ async def test_connections_go_to_the_worker_holding_fewer() -> None:
         first.close_connections(2)
         clients += await connect(port, 2)
         assert (len(first.connections), len(second.connections)) == (3, 3)
-    finally:
-        for sock in clients:
-            sock.close()
-        first.receiver.close()
-        second.receiver.close()
-        dispatcher.close()
 
 
 @in_loop
 async def test_a_burst_spreads_evenly_before_any_report() -> None:
     """Connections handed but not yet reported count as the worker's own: without that, a burst accepted in
     one go would all go to the worker whose last report said fewest."""
-    dispatcher = ConnectionDispatcher(listener())
-    port = dispatcher.listener.getsockname()[1]
-    first, second = FakeWorker(dispatcher), FakeWorker(dispatcher)
-    clients: list[socket.socket] = []
-    try:
+    async with dispatching(2) as (port, (first, second), clients):
         first.receiver.start()
         second.receiver.start()
         clients += await connect(port, 2)
@@ -101,48 +103,24 @@ async def test_a_burst_spreads_evenly_before_any_report() -> None:
         loop.add_reader(first.receiver.sock.fileno(), first.receiver._receive)
         await settle()
         assert len(first.connections) == 4
-    finally:
-        for sock in clients:
-            sock.close()
-        first.receiver.close()
-        second.receiver.close()
-        dispatcher.close()
 
 
 @in_loop
 async def test_a_connection_waits_for_the_first_worker_that_serves() -> None:
-    dispatcher = ConnectionDispatcher(listener())
-    port = dispatcher.listener.getsockname()[1]
-    worker = FakeWorker(dispatcher)
-    clients: list[socket.socket] = []
-    try:
+    async with dispatching(1) as (port, (worker,), clients):
         clients += await connect(port, 1)
         assert worker.connections == []  # in the backlog: not accepted, not refused
         worker.receiver.start()
         await settle()
         assert len(worker.connections) == 1
-    finally:
-        for sock in clients:
-            sock.close()
-        worker.receiver.close()
-        dispatcher.close()
 
 
 @in_loop
 async def test_a_worker_that_is_gone_is_passed_over() -> None:
-    dispatcher = ConnectionDispatcher(listener())
-    port = dispatcher.listener.getsockname()[1]
-    gone, serving = FakeWorker(dispatcher), FakeWorker(dispatcher)
-    clients: list[socket.socket] = []
-    try:
+    async with dispatching(2) as (port, (gone, serving), clients):
         gone.receiver.start()
         serving.receiver.start()
         await settle()
         gone.receiver.close()  # exited
         clients += await connect(port, 3)
         assert gone.connections == [] and len(serving.connections) == 3
-    finally:
-        for sock in clients:
-            sock.close()
-        serving.receiver.close()
-        dispatcher.close()
