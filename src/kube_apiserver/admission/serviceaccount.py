@@ -85,10 +85,10 @@ class ServiceAccount:
         # upstream's serviceAccountLister, then a live read
         self.service_accounts = ObjectLookup(lambda ns, name: get_object("serviceaccounts", ns, name),
                                              "serviceaccounts")
+        self.mount_token = mount_service_account_token
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
         self.service_accounts.set_informers(informers)
-        self.mount_token = mount_service_account_token
 
     def handles(self, operation: str) -> bool:
         return operation in (CREATE, UPDATE)

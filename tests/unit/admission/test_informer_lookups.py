@@ -102,3 +102,23 @@ def test_a_pods_service_account_and_namespace_policy_come_from_the_informers() -
     asyncio.run(service_accounts.validate(create))
     asyncio.run(pod_security.validate(create))
     assert reads == []
+
+
+def test_service_account_admission_keeps_its_token_mount_setting_with_or_without_informers() -> None:
+    """The setting came to be assigned in set_informers, from the module's function of the same name (always
+    true); without informers the plugin had none at all."""
+    from kube_apiserver.admission.serviceaccount import ServiceAccount
+
+    async def get_object(resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+        return {"metadata": {"name": name, "namespace": namespace}}
+
+    for informers in (None, ListedInformers([])):
+        plugin = ServiceAccount(get_object, mount_service_account_token=False)
+        if informers is not None:
+            plugin.set_informers(informers)  # type: ignore[arg-type]
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "team"},
+               "spec": {"containers": [{"name": "c", "image": "i"}]}}
+        asyncio.run(plugin.admit(Attributes(CREATE, "", "v1", "Pod", "pods", "", "team", "p", pod, None,
+                                            UserInfo("u"))))
+        assert pod["spec"]["serviceAccountName"] == "default"
+        assert "volumes" not in pod["spec"] and "volumeMounts" not in pod["spec"]["containers"][0]
