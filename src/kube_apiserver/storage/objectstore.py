@@ -250,10 +250,11 @@ class ObjectStore:
             # Nothing changed: no new revision, as in Kubernetes. A value read with another provider
             # than the first (stale) is written again all the same, so that a rewrite re-encrypts it.
             return existing
-        return await self._compare_and_swap(key, current.mod_revision if current is not None else None, updated, plain, ttl)
+        expected = current.mod_revision if current is not None else None
+        return await self._compare_and_swap(key, expected, updated, plain, ttl)
 
     async def _compare_and_swap(self, key: str, expected: int | None, updated: Object, plain: bytes,
-                     ttl: TTLFunc | None) -> Object | _Conflict:
+                                ttl: TTLFunc | None) -> Object | _Conflict:
         """An attempt's compare-and-swap: created when `expected` is None, else updated over that mod revision;
         the object written, or the conflict with the key's newer state."""
         value = self._to_storage(key, plain)

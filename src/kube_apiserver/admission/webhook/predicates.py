@@ -43,7 +43,6 @@ class NamespaceLabels:
     has listed), and read live when it has not seen the namespace yet."""
 
     def __init__(self, get_namespace: NamespaceGetter):
-        self.get_namespace = get_namespace
         self.lookup = ObjectLookup(lambda _, name: get_namespace(name), "namespaces")
 
     def set_informers(self, informers: SharedInformerFactory) -> None:
