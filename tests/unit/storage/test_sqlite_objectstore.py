@@ -360,3 +360,43 @@ async def test_a_write_during_compaction_commits_between_its_batches(store, kv):
         sqlite_kv.SQLiteKV._compact = plain
         sqlite_kv.COMPACT_BATCH_REVISIONS = batch
     assert order == ["written", "compacted"]
+
+
+def test_a_write_committed_on_the_loop_waits_for_a_compaction_step(tmp_path):
+    """The storage process commits writes on its event loop (commit_on_loop) while compaction's steps run on the
+    writer thread, both on the one write connection: a write must not begin its transaction inside a
+    compaction step's (SQLite refuses a transaction within a transaction, and the write would fail)."""
+    import threading
+
+    from kube_apiserver.storage.sqlite import kv as sqlite_kv
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path), commit_on_loop=True)
+        store = ObjectStore(kv)
+        plain = sqlite_kv.SQLiteKV._compact
+        loop = asyncio.get_running_loop()
+        in_step, write_tried = asyncio.Event(), threading.Event()
+
+        def compact_step(self: SQLiteKV, *args: object) -> None:
+            self._write_conn.execute("BEGIN IMMEDIATE")  # the step's transaction is open...
+            loop.call_soon_threadsafe(in_step.set)
+            write_tried.wait(10)  # ...while the loop has had the write to commit
+            self._write_conn.execute("ROLLBACK")
+            plain(self, *args)
+
+        try:
+            await _write_history(store)
+            sqlite_kv.SQLiteKV._compact = compact_step
+            compacting = asyncio.ensure_future(kv.compact(await kv.current_revision()))
+            await in_step.wait()
+            writing = asyncio.ensure_future(store.create("/r/during", cm("during", "written")))
+            for _ in range(20):
+                await asyncio.sleep(0)
+            write_tried.set()
+            await asyncio.gather(compacting, writing)
+            assert (await store.get("/r/during"))["data"] == {"k": "written"}
+        finally:
+            sqlite_kv.SQLiteKV._compact = plain
+            await kv.close()
+
+    asyncio.run(main())

@@ -139,6 +139,9 @@ class SQLiteKV:
         self._watchers = Watchers()
         self._rows = RowCache()
         self._committing = False  # a batch is on the writer thread: committed, maybe, but not published
+        # The write connection holds one transaction at a time: a batch's (on the loop or the writer thread)
+        # or a compaction step's (on the writer thread).
+        self._write_turn = asyncio.Lock()
         self._progress_asked = False  # a progress request came meanwhile: answered again once it is
         self._closed = False
         self._write_task = asyncio.get_running_loop().create_task(self._write_loop())
@@ -201,11 +204,8 @@ class SQLiteKV:
                 batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
                 self._committing = True
                 try:
-                    if self.commit_on_loop:
-                        results, events, revision = self._commit(batch, self._revision)
-                    else:
-                        results, events, revision = await loop.run_in_executor(
-                            self._writer, self._commit, batch, self._revision)
+                    async with self._write_turn:
+                        results, events, revision = await self._commit_batch(loop, batch)
                 except Exception as err:  # noqa: BLE001 - every waiter of the batch gets the failure
                     _fail(batch, err)
                     continue
@@ -227,6 +227,12 @@ class SQLiteKV:
                 _answer(batch, results, grouped=False)
             if self._closed:
                 return
+
+    async def _commit_batch(self, loop: asyncio.AbstractEventLoop, batch: list[_Op],
+                            ) -> tuple[list[TxnResult], list[KVEvent], int]:
+        if self.commit_on_loop:
+            return self._commit(batch, self._revision)
+        return await loop.run_in_executor(self._writer, self._commit, batch, self._revision)
 
     def _commit(self, batch: list[_Op], revision: int) -> tuple[list[TxnResult], list[KVEvent], int]:
         """The batch in one transaction, each write checked against the state the ones before it left. The
@@ -415,11 +421,13 @@ class SQLiteKV:
         if revision <= self._compacted:
             return
         start = self._compacted
-        await loop.run_in_executor(self._writer, self._compact, start, start, revision)
+        async with self._write_turn:
+            await loop.run_in_executor(self._writer, self._compact, start, start, revision)
         self._compacted = revision
         for low in range(start, revision, COMPACT_BATCH_REVISIONS):
-            await loop.run_in_executor(self._writer, self._compact, low, min(low + COMPACT_BATCH_REVISIONS, revision),
-                                       revision)
+            async with self._write_turn:
+                await loop.run_in_executor(self._writer, self._compact, low,
+                                           min(low + COMPACT_BATCH_REVISIONS, revision), revision)
 
     def _compact(self, low: int, high: int, revision: int) -> None:
         """Deletes what compacting at `revision` drops among the revisions in (low, high]; marks the store
