@@ -14,6 +14,7 @@ kubeconfig and pid files (--ref DIR, the $REF the script started it in):
     python3 bench/memory.py --backend etcd3                  # ours on etcd
     python3 bench/memory.py --ref /tmp/ref-memory --skip-ours  # the reference only
     python3 bench/memory.py --baseline-src /tmp/before/src     # another tree, for before/after figures
+    python3 bench/memory.py -- --workers 2                     # flags for our server after --
 
 `--tracemalloc N` runs ours in a child that traces allocations (N frames each) and prints, once the
 objects are stored, the memory still held grouped by the line that allocated it (and by N-frame traceback
@@ -50,9 +51,16 @@ READY_TIMEOUT = 120.0
 
 
 def rss_kib(pid: int) -> int:
-    """The resident set of `pid` (VmRSS), in KiB."""
+    """The resident set of `pid` (VmRSS) and of its descendants (the workers of `--workers N`), in KiB."""
     match = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
-    return int(match.group(1)) if match else 0
+    return (int(match.group(1)) if match else 0) + sum(rss_kib(child) for child in children(pid))
+
+
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
 
 
 def free_port() -> int:
@@ -148,7 +156,7 @@ def measure(target: Target, objects: int, workers: int, on_stored: Callable[[], 
 
 
 def start_ours(
-    src: str, root: str, backend: str, trace_frames: int
+    src: str, root: str, backend: str, trace_frames: int, server_flags: list[str]
 ) -> tuple[subprocess.Popen, Target, object]:
     data_dir = os.path.join(root, "data")
     argv = [
@@ -159,6 +167,7 @@ def start_ours(
         data_dir,
         f"--secure-port={free_port()}",
         "--shutdown-delay-duration=0s",
+        *server_flags,
     ]
     cluster, etcd_pid = None, 0
     if backend == "etcd3":
@@ -224,7 +233,7 @@ def stop(proc: subprocess.Popen) -> None:
 
 def run_ours(args: argparse.Namespace, src: str, label: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as root:
-        proc, target, cluster = start_ours(src, root, args.backend, args.tracemalloc)
+        proc, target, cluster = start_ours(src, root, args.backend, args.tracemalloc, args.server_flags)
         target.label = label
         try:
             dump = None
@@ -325,6 +334,7 @@ def main() -> None:
         help="print where ours holds memory once the objects are stored (not an RSS figure)",
     )
     parser.add_argument("--out", default="", help="the figures as JSON")
+    parser.add_argument("server_flags", nargs="*", help="after --: flags for our server (e.g. --workers 2)")
     if sys.argv[1:2] == ["--traced-child"]:
         traced_child(int(sys.argv[2]), sys.argv[3], sys.argv[5:])
         return
