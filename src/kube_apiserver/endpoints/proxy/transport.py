@@ -4,6 +4,7 @@ trusted CA bundle, and transport errors worded as Go reports them."""
 
 from __future__ import annotations
 
+import os
 import ssl
 from typing import TYPE_CHECKING
 
@@ -67,12 +68,23 @@ def go_error(err: BaseException, host: str, port: int) -> str:
         return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
     if isinstance(err, aiohttp.ClientConnectorSSLError):
         return f"remote error: tls: {err.os_error}"
+    if isinstance(err, getattr(aiohttp, "ClientConnectorDNSError", ())):
+        return f"dial tcp: lookup {host}: no such host"
     if isinstance(err, aiohttp.ClientConnectorError):
-        if isinstance(err.os_error, ConnectionRefusedError):
-            return f"dial tcp {address}: connect: connection refused"
-        return f"dial tcp {address}: {err.os_error.strerror or err.os_error}"
+        # A reset during the TLS handshake is a failed read in Go; the other errors come from connect(2).
+        call = "read tcp" if isinstance(err.os_error, ConnectionResetError) else "dial tcp"
+        syscall = "read" if call == "read tcp" else "connect"
+        return f"{call} {address}: {syscall}: {errno_text(err.os_error)}"
     if isinstance(err, aiohttp.ServerDisconnectedError):
         return "EOF"
     if isinstance(err, TimeoutError):
         return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
     return str(err) or type(err).__name__
+
+
+def errno_text(err: OSError) -> str:
+    """An errno's text as Go's syscall.Errno words it: the C library's, lower-cased at the start
+    ("connection refused", "no route to host"). Not the exception's own text: asyncio's connect puts the
+    address there ("Connect call failed ('10.0.0.7', 443)")."""
+    text = os.strerror(err.errno) if err.errno else str(err)
+    return text[:1].lower() + text[1:]
