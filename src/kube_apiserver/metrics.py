@@ -87,3 +87,37 @@ def _number(value: float) -> str:
 def collector(*metrics: Counter | Histogram) -> Callable[[], list[str]]:
     """The exposition lines of several metrics, for the server registry's collectors."""
     return lambda: [line for metric in metrics for line in metric.lines()]
+
+
+def merge(expositions: Iterable[str], once: frozenset[str] = frozenset()) -> str:
+    """Several processes' expositions as one server's (--workers): each sample's values summed (counters,
+    histograms, and gauges of what each process holds: requests in flight, seats), except in the families
+    of `once`, gauges of state every process sees alike (stored object counts), whose greatest value is
+    taken. Families and samples keep the order they first came in."""
+    families: dict[str, tuple[list[str], dict[str, float]]] = {}
+    for text in expositions:
+        family = ""
+        headers, samples = families.setdefault(family, ([], {}))
+        for line in text.splitlines():
+            if line.startswith("#"):
+                parts = line.split(" ", 3)
+                if len(parts) >= 3 and parts[1] in ("HELP", "TYPE"):
+                    if parts[2] != family:
+                        family = parts[2]
+                        headers, samples = families.setdefault(family, ([], {}))
+                    if line not in headers:
+                        headers.append(line)
+            elif line:
+                key, _, value = line.rpartition(" ")
+                number = float(value)
+                if key not in samples:
+                    samples[key] = number
+                elif family in once:
+                    samples[key] = max(samples[key], number)
+                else:
+                    samples[key] += number
+    out: list[str] = []
+    for headers, samples in families.values():
+        out += headers
+        out += [f"{key} {_number(value)}" for key, value in samples.items()]
+    return "\n".join(out) + "\n"

@@ -198,6 +198,23 @@ def test_conflicting_updates_through_both_workers_lose_nothing(workers: tuple[su
     assert srv.request("GET", f"{CMS}/counter").json()["data"]["n"] == str(per_thread * threads)
 
 
+def test_a_scrape_of_one_worker_counts_every_workers_requests(workers: tuple[subprocess.Popen[str], Server]) -> None:
+    """A scrape reaches one worker (and Prometheus keeps its connection): that worker's /metrics merges the
+    others', so no worker's requests go uncounted."""
+    _, srv = workers
+    for _ in range(10):  # new connections: five to each worker
+        assert srv.request("GET", "/api/v1/namespaces/default/podtemplates/none").status == 404
+    sample = ('apiserver_request_total{component="apiserver",dry_run="",group="",resource="podtemplates",'
+              'scope="resource",subresource="",verb="GET",version="v1",code="404"} ')
+
+    def counted() -> str | None:
+        text = srv.request("GET", "/metrics").body.decode()
+        return text if sample + "10\n" in text else None
+
+    text = wait_for(counted)
+    assert text.count("# TYPE apiserver_request_total counter") == 1
+
+
 def test_one_worker_runs_the_controllers(workers: tuple[subprocess.Popen[str], Server]) -> None:
     _, srv = workers
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "goes-away"}}

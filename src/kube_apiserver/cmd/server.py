@@ -60,6 +60,7 @@ from ..server.dynamiccerts import SNICertKey
 from ..server.generic_api_server import EmptyDelegate, GenericAPIServer
 from ..server.options.authentication import BuiltInAuthenticationOptions, RequestHeaderAuthenticationOptions
 from ..server.options.authorization import BuiltInAuthorizationOptions
+from ..server.peers import PeerExpositions
 from ..server.serving import SecureServingInfo
 from ..serviceaccount.claims import ObjectGetter
 from ..serviceaccount.getter import storage_getter
@@ -273,6 +274,7 @@ async def new_config(opts: CompletedOptions, shared_kv: KV | None = None) -> Ser
     generic.destroy_functions.insert(0, factory.stop)
     apply_encryption(encryption, opts.etcd, generic, factory)  # --encryption-provider-config: values, never keys
     counter = backend.count_objects(factory, generic.metrics, opts.etcd.count_metric_poll_period)
+    await _share_metrics(generic)
     if counter is not None and generic.flow_control is not None:
         # counter.counts is replaced by each poll: read through the counter
         generic.flow_control.object_count = lambda group, resource: counter.counts.get((group, resource))
@@ -318,6 +320,17 @@ def _configure_flow_control(opts: CompletedOptions, generic: Config, informers: 
                                        flowcontrol_bootstrap.MANDATORY_PRIORITY_LEVELS,
                                        flowcontrol_bootstrap.MANDATORY_FLOW_SCHEMAS, source)
     generic.metrics.collectors.append(generic.flow_control.metric_lines)
+
+
+async def _share_metrics(generic: Config) -> None:
+    """A worker of --workers answers the others' scrapes with its metrics, and merges theirs into its own."""
+    directory = workers.peers_dir()
+    if directory is None:
+        return
+    peers = PeerExpositions(directory, workers.worker_index(), generic.metrics.exposition)
+    await peers.start()
+    generic.destroy_functions.append(peers.stop)
+    generic.metrics.peers = peers.others
 
 
 def _install_flow_control_debug(config: ServerConfig, server: GenericAPIServer) -> None:

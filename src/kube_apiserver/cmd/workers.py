@@ -18,9 +18,11 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import uuid
 
 from ..server.handoff import ConnectionDispatcher
@@ -36,6 +38,7 @@ log = logging.getLogger("kube_apiserver")
 
 STORAGE_FD_ENV = "KUBE_APISERVER_STORAGE_FD"  # a worker's end of its socket pair to the storage process
 CONNECTIONS_FD_ENV = "KUBE_APISERVER_CONNECTIONS_FD"  # and of the one its connections come over
+PEERS_DIR_ENV = "KUBE_APISERVER_PEERS_DIR"  # where the workers answer one another's scrapes (server/peers.py)
 WORKER_ENV = "KUBE_APISERVER_WORKER"  # a worker's name: "<generation>-<index>" (generation: this run's)
 STOP_GRACE = 70.0  # a worker's own graceful shutdown (drain, watch termination) comes first
 
@@ -51,6 +54,11 @@ def connection_socket() -> socket.socket | None:
     """In a worker: where the connections it serves come from (server/handoff.py)."""
     fd = os.environ.pop(CONNECTIONS_FD_ENV, None)
     return socket.socket(fileno=int(fd)) if fd else None
+
+
+def peers_dir() -> str | None:
+    """In a worker: the directory of the workers' metrics sockets."""
+    return os.environ.pop(PEERS_DIR_ENV, None)
 
 
 def worker_name() -> str:
@@ -118,11 +126,12 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
         kv_server = KVServer(backend.kv, worker_serves)
     children: list[asyncio.subprocess.Process] = []
     generation = uuid.uuid4().hex[:8]
+    peers = tempfile.mkdtemp(prefix="kube-apiserver-workers-")  # mode 0700: this user's processes only
     try:
         for index in range(opts.workers):
             name = f"{generation}-{index}"
             flags = worker_argv(argv, port, ",".join(map(str, opts.service_cluster_ip_ranges)))
-            children.append(await _start_worker(name, flags, kv_server, dispatcher))
+            children.append(await _start_worker(name, flags, kv_server, dispatcher, peers))
         exits = [asyncio.ensure_future(child.wait()) for child in children]
         stopping = asyncio.ensure_future(stop.wait())
         announced = asyncio.ensure_future(serving.wait())
@@ -145,12 +154,13 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
         if backend is not None:
             await backend.stop()
         dispatcher.close()
+        shutil.rmtree(peers, ignore_errors=True)
 
 
 async def _start_worker(name: str, argv: list[str], kv_server: KVServer | None,
-                        dispatcher: ConnectionDispatcher) -> asyncio.subprocess.Process:
+                        dispatcher: ConnectionDispatcher, peers: str) -> asyncio.subprocess.Process:
     connections = dispatcher.add_worker()
-    env = {**os.environ, WORKER_ENV: name, CONNECTIONS_FD_ENV: str(connections.fileno())}
+    env = {**os.environ, WORKER_ENV: name, CONNECTIONS_FD_ENV: str(connections.fileno()), PEERS_DIR_ENV: peers}
     passed = [connections]
     try:
         if kv_server is not None:

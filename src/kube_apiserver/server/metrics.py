@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .. import metrics
 from ..endpoints.http import Handler, Request, Response, text
 from .filters.observe import serve_observed
 from .filters.timeout import is_long_running
@@ -15,6 +16,11 @@ DURATION_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5,
                     45, 60)
 CANONICAL_VERBS = {"list": "LIST", "watch": "WATCH", "get": "GET", "create": "POST", "update": "PUT",
                    "patch": "PATCH", "delete": "DELETE", "deletecollection": "DELETE"}
+# Gauges of state each worker of --workers sees alike: a merged exposition takes them once, not summed.
+SHARED_STATE_GAUGES = frozenset({
+    "apiserver_storage_objects", "apiserver_resource_objects", "apiserver_encryption_config_controller_last_config_info",
+    "apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds",
+})
 LABELS = ("component", "dry_run", "group", "resource", "scope", "subresource", "verb", "version")
 Labels = tuple[str, ...]
 
@@ -26,6 +32,8 @@ class Registry:
         self.inflight: dict[str, int] = {"readOnly": 0, "mutating": 0}
         self.longrunning: dict[Labels, int] = defaultdict(int)
         self.collectors: list[Callable[[], list[str]]] = []  # more exposition lines (storage object counts)
+        # With --workers: the other workers' expositions, merged into this one's so a scrape sees the server
+        self.peers: Callable[[], Awaitable[list[str]]] | None = None
 
     def observe(self, labels: Labels, code: int, seconds: float) -> None:
         self.requests[(*labels, str(code))] += 1
@@ -103,7 +111,10 @@ def with_metrics(handler: Handler, registry: Registry) -> Handler:
 
 def metrics_handler(registry: Registry) -> Handler:
     async def serve(req: Request) -> Response:
-        resp = text(200, registry.exposition())
+        exposition = registry.exposition()
+        if registry.peers is not None:
+            exposition = metrics.merge([exposition, *await registry.peers()], SHARED_STATE_GAUGES)
+        resp = text(200, exposition)
         resp.headers[0] = ("content-type", "text/plain; version=0.0.4; charset=utf-8")
         return resp
     return serve
