@@ -142,6 +142,9 @@ class SQLiteKV:
         # The write connection holds one transaction at a time: a batch's (on the loop or the writer thread)
         # or a compaction step's (on the writer thread).
         self._write_turn = asyncio.Lock()
+        # One compaction at a time: one that overlapped another could mark the store compacted at a lower
+        # revision than the other had, over the history the other deleted.
+        self._compaction = asyncio.Lock()
         self._progress_asked = False  # a progress request came meanwhile: answered again once it is
         self._closed = False
         self._write_task = asyncio.get_running_loop().create_task(self._write_loop())
@@ -368,7 +371,20 @@ class SQLiteKV:
         return await loop.run_in_executor(self._reader, self._count_at, start, end, revision)
 
     def _count_at(self, start: str, end: str, revision: int) -> int:
-        return self._read_conn.execute(schema.COUNT_AT_REVISION, (start, end, revision)).fetchone()[0]
+        """As a range at `revision` refuses one compacted (what is left of it is not its state) or to come, in
+        the transaction the count reads."""
+        cur = self._read_conn.cursor()
+        cur.execute("BEGIN")
+        try:
+            compacted = cur.execute(schema.SELECT_COMPACTED).fetchone()[0]
+            if revision < compacted:
+                raise kv.CompactedError(revision, compacted)
+            current = cur.execute(schema.SELECT_REVISION).fetchone()[0]
+            if revision > current:
+                raise kv.FutureRevisionError(revision, current)
+            return cur.execute(schema.COUNT_AT_REVISION, (start, end, revision)).fetchone()[0]
+        finally:
+            cur.execute("COMMIT")
 
     async def current_revision(self) -> int:
         """The newest committed revision, as the database's readers see it (etcd's header revision). A
@@ -390,6 +406,8 @@ class SQLiteKV:
         loop = asyncio.get_running_loop()
         while first <= last:
             rows = await loop.run_in_executor(self._reader, self._history_rows, start, end, first, last)
+            if first <= self._compacted:  # a compaction began meanwhile: its steps may have deleted some of these
+                raise kv.CompactedError(first, self._compacted)
             if not rows:
                 return
             yield [_history_event(row) for row in rows]
@@ -417,17 +435,18 @@ class SQLiteKV:
         transaction on the writer thread, so writes that come meanwhile are committed between batches instead
         of waiting for all of it (a second for a few hundred thousand revisions)."""
         loop = asyncio.get_running_loop()
-        revision = min(revision, self._revision)
-        if revision <= self._compacted:
-            return
-        start = self._compacted
-        async with self._write_turn:
-            await loop.run_in_executor(self._writer, self._compact, start, start, revision)
-        self._compacted = revision
-        for low in range(start, revision, COMPACT_BATCH_REVISIONS):
+        async with self._compaction:  # checked once the one before it is done: never back below it
+            revision = min(revision, self._revision)
+            if revision <= self._compacted:
+                return
+            start = self._compacted
             async with self._write_turn:
-                await loop.run_in_executor(self._writer, self._compact, low,
-                                           min(low + COMPACT_BATCH_REVISIONS, revision), revision)
+                await loop.run_in_executor(self._writer, self._compact, start, start, revision)
+            self._compacted = revision
+            for low in range(start, revision, COMPACT_BATCH_REVISIONS):
+                async with self._write_turn:
+                    await loop.run_in_executor(self._writer, self._compact, low,
+                                               min(low + COMPACT_BATCH_REVISIONS, revision), revision)
 
     def _compact(self, low: int, high: int, revision: int) -> None:
         """Deletes what compacting at `revision` drops among the revisions in (low, high]; marks the store

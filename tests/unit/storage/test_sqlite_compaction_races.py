@@ -1,0 +1,102 @@
+"""SQLite KV: what a compaction may do to the readers and compactions that overlap it (no sleeps: the order
+comes from the event loop's turns and the write connection's turns)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kube_apiserver.storage.kv import CompactedError
+from kube_apiserver.storage.sqlite import SQLiteKV
+from kube_apiserver.storage.sqlite import kv as sqlite_kv
+
+
+async def _history(kv: SQLiteKV, updates: int = 20) -> int:
+    """One key created then updated `updates` times; returns the newest revision."""
+    result = await kv.create("/r/k", b"0")
+    revision = result.revision
+    for i in range(updates):
+        result = await kv.update("/r/k", str(i + 1).encode(), revision)
+        revision = result.revision
+    return revision
+
+
+def test_a_lower_compaction_overlapping_a_higher_one_does_not_move_the_compacted_revision_back(tmp_path):
+    """Two compactions at once (the storage process serves `compact` to every worker, each with its compactor):
+    the lower one passed its check before the higher one marked the store compacted, then marked it compacted
+    at its own revision. Reads between the two revisions were then allowed over the history the higher one
+    had deleted: the key looked absent."""
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            newest = await _history(kv)
+            high, low = newest - 2, newest - 10
+            await asyncio.gather(kv.compact(high), kv.compact(low))
+            assert await kv.compacted_revision() == high
+            with pytest.raises(CompactedError):
+                await kv.range("/r/", "/r0", low + 1)
+        finally:
+            await kv.close()
+
+        reopened = await SQLiteKV.open(str(tmp_path))  # the database's mark too
+        try:
+            assert await reopened.compacted_revision() == high
+        finally:
+            await reopened.close()
+
+    asyncio.run(main())
+
+
+def test_a_watch_replaying_history_that_a_compaction_deletes_meanwhile_fails_compacted(tmp_path, monkeypatch):
+    """A watch from the past replays the log in chunks; a compaction that starts between two chunks deletes
+    what the next ones would have read. The watch went on without those events (its watcher, a watch cache
+    or an informer, silently missed changes); it must end with CompactedError, as etcd cancels it."""
+    monkeypatch.setattr(sqlite_kv, "HISTORY_CHUNK", 4)
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            newest = await _history(kv)
+            first = newest - 20  # the create
+            watch = kv.watch("/r/", "/r0", first)
+            batch = await anext(watch)  # the first chunk of the history
+            assert [e.revision for e in batch.events] == list(range(first, first + 4))
+            await kv.compact(newest - 2)
+            revisions = [e.revision for e in batch.events]
+            with pytest.raises(CompactedError):
+                while True:
+                    batch = await anext(watch)
+                    if not batch.events:  # the progress notification after the history: it was all replayed
+                        break
+                    revisions += [e.revision for e in batch.events]
+            assert revisions == list(range(first, first + len(revisions)))  # no gap in what it was given
+            await watch.aclose()
+        finally:
+            await kv.close()
+
+    asyncio.run(main())
+
+
+def test_a_count_at_a_compacted_revision_fails_compacted(tmp_path):
+    """A paged list counts the keys left after its page at the page's revision (remainingItemCount); when a
+    compaction came between the page and the count, the count read what compaction left of that revision
+    (a key updated since then had no row at it any more: counted as absent) instead of failing as the range
+    does, so ObjectStore._count_left never fell back to the current count."""
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path))
+        try:
+            newest = await _history(kv)
+            assert await kv.count("/r/", "/r0", newest - 10) == 1
+            await kv.compact(newest - 2)
+            with pytest.raises(CompactedError):
+                await kv.range("/r/", "/r0", newest - 10)
+            with pytest.raises(CompactedError):
+                await kv.count("/r/", "/r0", newest - 10)
+            assert await kv.count("/r/", "/r0", newest - 2) == 1
+        finally:
+            await kv.close()
+
+    asyncio.run(main())
