@@ -100,3 +100,46 @@ def test_a_count_at_a_compacted_revision_fails_compacted(tmp_path):
             await kv.close()
 
     asyncio.run(main())
+
+
+def test_a_cancelled_compaction_keeps_the_write_connection_until_its_step_ends(tmp_path):
+    """A compaction cancelled while its step runs on the writer thread (the storage process's compactor stopped
+    at shutdown, whose store then commits the writes still queued; a worker gone while the storage process
+    compacted for it) gave the write connection's turn back at once: a batch committed on the loop began its
+    transaction inside the step's and failed (as d7184c3's, through the cancellation)."""
+    import threading
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path), commit_on_loop=True)
+        plain = sqlite_kv.SQLiteKV._compact
+        loop = asyncio.get_running_loop()
+        in_step, step_may_end = asyncio.Event(), threading.Event()
+
+        def compact_step(self: SQLiteKV, *args: object) -> None:
+            self._write_conn.execute("BEGIN IMMEDIATE")  # the step's transaction is open...
+            loop.call_soon_threadsafe(in_step.set)
+            step_may_end.wait(10)  # ...while its compaction is cancelled and a write comes
+            self._write_conn.execute("ROLLBACK")
+            plain(self, *args)
+
+        try:
+            newest = await _history(kv)
+            sqlite_kv.SQLiteKV._compact = compact_step
+            compacting = asyncio.ensure_future(kv.compact(newest - 2))
+            await in_step.wait()
+            compacting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await compacting
+            writing = asyncio.ensure_future(kv.create("/r/during", b"written"))
+            for _ in range(20):
+                await asyncio.sleep(0)
+            assert not writing.done()  # it waits for the step
+            step_may_end.set()
+            assert (await writing).succeeded
+            assert (await kv.get("/r/during")).value == b"written"
+        finally:
+            step_may_end.set()
+            sqlite_kv.SQLiteKV._compact = plain
+            await kv.close()
+
+    asyncio.run(main())

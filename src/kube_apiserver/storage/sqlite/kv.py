@@ -434,19 +434,33 @@ class SQLiteKV:
         the history before it is deleted in batches of COMPACT_BATCH_REVISIONS revisions, each its own
         transaction on the writer thread, so writes that come meanwhile are committed between batches instead
         of waiting for all of it (a second for a few hundred thousand revisions)."""
-        loop = asyncio.get_running_loop()
         async with self._compaction:  # checked once the one before it is done: never back below it
             revision = min(revision, self._revision)
             if revision <= self._compacted:
                 return
             start = self._compacted
-            async with self._write_turn:
-                await loop.run_in_executor(self._writer, self._compact, start, start, revision)
+            await self._compact_step(start, start, revision)
             self._compacted = revision
             for low in range(start, revision, COMPACT_BATCH_REVISIONS):
-                async with self._write_turn:
-                    await loop.run_in_executor(self._writer, self._compact, low,
-                                               min(low + COMPACT_BATCH_REVISIONS, revision), revision)
+                await self._compact_step(low, min(low + COMPACT_BATCH_REVISIONS, revision), revision)
+
+    async def _compact_step(self, low: int, high: int, revision: int) -> None:
+        """One step on the writer thread, in the write connection's turn until the step ends: a cancelled
+        compaction (its compactor stopped, the worker that asked gone) stops waiting for the step, not the
+        step, so the turn is given back when the step is done, not at the cancellation."""
+        await self._write_turn.acquire()
+        try:
+            step = asyncio.get_running_loop().run_in_executor(self._writer, self._compact, low, high, revision)
+        except BaseException:
+            self._write_turn.release()
+            raise
+        step.add_done_callback(self._step_done)
+        await asyncio.shield(step)
+
+    def _step_done(self, step: asyncio.Future[None]) -> None:
+        self._write_turn.release()
+        if not step.cancelled():
+            step.exception()  # seen: a cancelled compaction's caller no longer waits for it
 
     def _compact(self, low: int, high: int, revision: int) -> None:
         """Deletes what compacting at `revision` drops among the revisions in (low, high]; marks the store
