@@ -267,8 +267,23 @@ class HardenedHTTPProtocol(HttpToolsProtocol):
 
     # ---- helpers ----
 
+    def shutdown(self) -> None:
+        self._write_held_head()  # uvicorn closes a connection whose response is complete, underneath
+        super().shutdown()
+
+    def timeout_keep_alive_handler(self) -> None:
+        self._write_held_head()
+        super().timeout_keep_alive_handler()
+
+    def _write_held_head(self) -> None:
+        """A head the response's cycle holds (HeadWithBody) leaves before what the connection itself writes or
+        its close: a HEAD request's answer, held to the end of the loop's turn, was dropped by a close in it."""
+        if self.cycle is not None and isinstance(self.cycle.transport, HeadWithBody):
+            self.cycle.transport.flush()
+
     def _refuse(self, response: bytes) -> None:
         """Answer as Go does and close: the rest of what the client sends is not read."""
+        self._write_held_head()  # the answer before it first
         self._refused = True
         self._cancel_header_timer()
         self._unset_keepalive_if_required()
