@@ -219,6 +219,7 @@ class PreparedGenericAPIServer:
         config.lifecycle.shutdown_initiated.set()
         if config.shutdown_delay:
             await asyncio.sleep(config.shutdown_delay)
+        await server.hooks.stop_post_start_hooks()
         await server.hooks.run_pre_shutdown_hooks()
         grace = config.shutdown_watch_termination_grace_period
         if grace > 0:

@@ -35,6 +35,7 @@ class PostStartHook:
 class Hooks:
     post_start: dict[str, PostStartHook] = field(default_factory=dict)
     pre_shutdown: dict[str, Hook] = field(default_factory=dict)
+    running: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # the post-start hooks' tasks
 
     def add_post_start_hook(self, name: str, hook: Hook) -> None:
         if name in self.post_start:
@@ -55,8 +56,20 @@ class Hooks:
             self.add_pre_shutdown_hook(name, pre)
 
     async def run_post_start_hooks(self) -> None:
-        for hook in self.post_start.values():
-            asyncio.get_running_loop().create_task(self._run(hook))
+        loop = asyncio.get_running_loop()
+        self.running = {name: loop.create_task(self._run(hook)) for name, hook in self.post_start.items()}
+
+    async def stop_post_start_hooks(self) -> None:
+        """The server stops: a hook still running stops where it is, as upstream's hooks see their context
+        end, before the pre-shutdown hooks stop what the post-start ones started (else a controller still
+        starting would start after its stop, and run on past the storage's close). Its check then passes:
+        nothing is pending any more, and a /livez failing while the server drains would have it killed."""
+        unfinished = {name: task for name, task in self.running.items() if not task.done()}
+        for task in unfinished.values():
+            task.cancel()
+        await asyncio.gather(*unfinished.values(), return_exceptions=True)
+        for name in unfinished:
+            self.post_start[name].done.set()
 
     @staticmethod
     async def _run(hook: PostStartHook) -> None:
