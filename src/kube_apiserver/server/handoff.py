@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import itertools
 import logging
 import socket
@@ -24,6 +25,8 @@ log = logging.getLogger("kube_apiserver.server")
 REPORT = struct.Struct("!QQ")  # a worker's (connections received, connections open)
 ACCEPTS_PER_WAKE = 64  # a burst is accepted in one go, yet the dispatcher's loop keeps turning
 MARK = b"c"  # the byte each handed descriptor travels with
+ACCEPT_RETRY_DELAY = 1.0  # seconds accepting pauses when the process is out of descriptors (as asyncio's servers)
+OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 class _Worker:
@@ -50,6 +53,7 @@ class ConnectionDispatcher:
         self.workers: list[_Worker] = []
         self._turn = itertools.count()
         self._accepting = False
+        self._retry: asyncio.TimerHandle | None = None  # accepting paused until then (out of descriptors)
         self._loop: asyncio.AbstractEventLoop | None = None
         listener.listen(backlog)
         listener.setblocking(False)
@@ -70,7 +74,10 @@ class ConnectionDispatcher:
             if loop is not None:
                 loop.remove_reader(worker.sock.fileno())
             worker.sock.close()
-        if loop is not None and self._accepting:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if loop is not None and self._accepting and self.listener.fileno() >= 0:
             loop.remove_reader(self.listener.fileno())
         self.workers.clear()
         self.listener.close()
@@ -104,13 +111,29 @@ class ConnectionDispatcher:
                 conn, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as err:  # out of descriptors, a connection reset in the backlog: the next one
-                log.warning("accepting a connection failed: %s", err)
+            except OSError as err:
+                if err.errno in OUT_OF_RESOURCES:
+                    # The connection stays in the backlog, the listener readable: without a pause the loop
+                    # would call this again at once, every turn, and the storage it serves would wait.
+                    log.warning("accepting a connection failed: %s; retrying in %g s", err, ACCEPT_RETRY_DELAY)
+                    self._pause_accepting()
+                else:  # a connection reset in the backlog: the next one
+                    log.warning("accepting a connection failed: %s", err)
                 return
             with conn:
                 with contextlib.suppress(OSError):
                     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._hand(conn)
+
+    def _pause_accepting(self) -> None:
+        assert self._loop is not None
+        self._loop.remove_reader(self.listener.fileno())
+        self._retry = self._loop.call_later(ACCEPT_RETRY_DELAY, self._resume_accepting)
+
+    def _resume_accepting(self) -> None:
+        self._retry = None
+        if self._loop is not None and self.listener.fileno() >= 0:
+            self._loop.add_reader(self.listener.fileno(), self._accept)
 
     def _hand(self, conn: socket.socket) -> None:
         """To the ready worker with the fewest connections (ties in turn); a worker whose socket is full or
