@@ -74,7 +74,11 @@ class RemoteKV:
         request_id = next(self._ids)
         future = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self._send((request_id, op, *args))
+        try:
+            self._send((request_id, op, *args))
+        except BaseException:
+            del self._pending[request_id]
+            raise
         return future
 
     def _send(self, message: tuple) -> None:

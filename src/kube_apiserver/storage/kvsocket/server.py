@@ -111,7 +111,10 @@ class _Connection(asyncio.Protocol):
         except Exception as err:  # noqa: BLE001 - the worker raises it in its caller
             self._send((request_id, wire.ERROR, wire.error_out(err)))
         else:
-            self._send((request_id, wire.OK, result))
+            try:
+                self._send((request_id, wire.OK, result))
+            except wire.FrameTooLargeError as err:  # this request fails, not the worker's connection
+                self._send((request_id, wire.ERROR, wire.error_out(err)))
 
     async def _get(self, key: str) -> tuple | None:
         return wire.kv_out(await self.kv.get(key))

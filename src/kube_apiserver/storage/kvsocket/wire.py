@@ -22,8 +22,14 @@ OK, ERROR, WATCH = 1, 2, 3
 BATCH, END = 0, 1
 
 
+class FrameTooLargeError(ValueError):
+    """A message over MAX_FRAME: the other end would take its length for a broken connection."""
+
+
 def frame(message: tuple) -> bytes:
     body = marshal.dumps(message, 4)
+    if len(body) > MAX_FRAME:
+        raise FrameTooLargeError(f"a message of {len(body)} bytes is over the {MAX_FRAME}-byte frame bound")
     return HEADER.pack(len(body)) + body
 
 
