@@ -4,6 +4,9 @@ comes from the event loop's turns and the write connection's turns)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -102,44 +105,77 @@ def test_a_count_at_a_compacted_revision_fails_compacted(tmp_path):
     asyncio.run(main())
 
 
+@contextlib.contextmanager
+def compaction_steps_held() -> Iterator[tuple[asyncio.Event, threading.Event]]:
+    """Each compaction step opens its transaction on the write connection, tells the loop (`in_step`), and
+    holds it until `release` is set; then it rolls back and runs as it would."""
+    plain = sqlite_kv.SQLiteKV._compact
+    loop = asyncio.get_running_loop()
+    in_step, release = asyncio.Event(), threading.Event()
+
+    def held(self: SQLiteKV, *args: object) -> None:
+        self._write_conn.execute("BEGIN IMMEDIATE")
+        loop.call_soon_threadsafe(in_step.set)
+        release.wait(10)
+        self._write_conn.execute("ROLLBACK")
+        plain(self, *args)
+
+    sqlite_kv.SQLiteKV._compact = held  # type: ignore[method-assign]
+    try:
+        yield in_step, release
+    finally:
+        release.set()
+        sqlite_kv.SQLiteKV._compact = plain  # type: ignore[method-assign]
+
+
+def test_a_write_committed_on_the_loop_waits_for_a_compaction_step(tmp_path):
+    """The storage process commits writes on its event loop (commit_on_loop) while compaction's steps run on the
+    writer thread, both on the one write connection: a write must not begin its transaction inside a
+    compaction step's (SQLite refuses a transaction within a transaction, and the write would fail)."""
+
+    async def main() -> None:
+        kv = await SQLiteKV.open(str(tmp_path), commit_on_loop=True)
+        try:
+            newest = await _history(kv)
+            with compaction_steps_held() as (in_step, release):
+                compacting = asyncio.ensure_future(kv.compact(newest))
+                await in_step.wait()
+                writing = asyncio.ensure_future(kv.create("/r/during", b"written"))
+                for _ in range(20):  # the write loop has had the write to commit
+                    await asyncio.sleep(0)
+                release.set()
+                await asyncio.gather(compacting, writing)
+            assert (await kv.get("/r/during")).value == b"written"
+        finally:
+            await kv.close()
+
+    asyncio.run(main())
+
+
 def test_a_cancelled_compaction_keeps_the_write_connection_until_its_step_ends(tmp_path):
     """A compaction cancelled while its step runs on the writer thread (the storage process's compactor stopped
     at shutdown, whose store then commits the writes still queued; a worker gone while the storage process
     compacted for it) gave the write connection's turn back at once: a batch committed on the loop began its
-    transaction inside the step's and failed (as d7184c3's, through the cancellation)."""
-    import threading
+    transaction inside the step's and failed (as the test above, through the cancellation)."""
 
     async def main() -> None:
         kv = await SQLiteKV.open(str(tmp_path), commit_on_loop=True)
-        plain = sqlite_kv.SQLiteKV._compact
-        loop = asyncio.get_running_loop()
-        in_step, step_may_end = asyncio.Event(), threading.Event()
-
-        def compact_step(self: SQLiteKV, *args: object) -> None:
-            self._write_conn.execute("BEGIN IMMEDIATE")  # the step's transaction is open...
-            loop.call_soon_threadsafe(in_step.set)
-            step_may_end.wait(10)  # ...while its compaction is cancelled and a write comes
-            self._write_conn.execute("ROLLBACK")
-            plain(self, *args)
-
         try:
             newest = await _history(kv)
-            sqlite_kv.SQLiteKV._compact = compact_step
-            compacting = asyncio.ensure_future(kv.compact(newest - 2))
-            await in_step.wait()
-            compacting.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await compacting
-            writing = asyncio.ensure_future(kv.create("/r/during", b"written"))
-            for _ in range(20):
-                await asyncio.sleep(0)
-            assert not writing.done()  # it waits for the step
-            step_may_end.set()
-            assert (await writing).succeeded
+            with compaction_steps_held() as (in_step, release):
+                compacting = asyncio.ensure_future(kv.compact(newest - 2))
+                await in_step.wait()
+                compacting.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await compacting
+                writing = asyncio.ensure_future(kv.create("/r/during", b"written"))
+                for _ in range(20):
+                    await asyncio.sleep(0)
+                assert not writing.done()  # it waits for the step
+                release.set()
+                assert (await writing).succeeded
             assert (await kv.get("/r/during")).value == b"written"
         finally:
-            step_may_end.set()
-            sqlite_kv.SQLiteKV._compact = plain
             await kv.close()
 
     asyncio.run(main())
