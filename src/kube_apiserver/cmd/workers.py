@@ -120,14 +120,14 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
         if pending == 0:
             serving.set()
 
-    if opts.etcd.storage_backend != STORAGE_TYPE_ETCD3:
-        backend = await open_storage(opts.etcd, opts.data_dir, ObjectStore, serves_only_storage=True)
-        backend.start(opts.etcd)
-        kv_server = KVServer(backend.kv, worker_serves)
     children: list[asyncio.subprocess.Process] = []
     generation = uuid.uuid4().hex[:8]
     peers = tempfile.mkdtemp(prefix="kube-apiserver-workers-")  # mode 0700: this user's processes only
     try:
+        if opts.etcd.storage_backend != STORAGE_TYPE_ETCD3:  # (a store that fails to open closes the port too)
+            backend = await open_storage(opts.etcd, opts.data_dir, ObjectStore, serves_only_storage=True)
+            backend.start(opts.etcd)
+            kv_server = KVServer(backend.kv, worker_serves)
         for index in range(opts.workers):
             name = f"{generation}-{index}"
             flags = worker_argv(argv, port, ",".join(map(str, opts.service_cluster_ip_ranges)))
