@@ -56,7 +56,7 @@ def test_expired_tokens_are_deleted(server):
 
 
 def test_off_by_default(tmp_path):
-    from kube_apiserver.controllers.manager import enabled
+    from kube_apiserver.controllers.names import enabled
     assert not enabled(["*"], "bootstrapsigner") and not enabled(["*"], "tokencleaner")
     assert enabled(["*", "bootstrapsigner"], "bootstrapsigner")
     assert enabled(["token-cleaner-controller"], "tokencleaner")

@@ -1,5 +1,5 @@
 from kube_apiserver.cmd.options import ServerRunOptions, help_text
-from kube_apiserver.controllers.manager import (
+from kube_apiserver.controllers.names import (
     DEFAULT_CONTROLLERS,
     KNOWN_CONTROLLERS,
     enabled,

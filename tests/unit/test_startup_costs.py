@@ -33,6 +33,23 @@ def test_the_command_imports_nothing_a_start_does_not_call():
     assert not loaded & set(NOT_IMPORTED)
 
 
+# What --workers' storage process must not wait for before it starts the workers: checking the flags.
+NOT_IMPORTED_BY_FLAGS = ["kube_apiserver.controllers.manager", "kube_apiserver.controllers.certificates.signer",
+                         "kube_apiserver.controllers.podautoscaler.horizontal", "kube_apiserver.api.core",
+                         "kube_apiserver.authentication.oidc.authenticator"]
+
+
+def test_checking_the_flags_imports_no_controller_nor_the_apis(tmp_path):
+    code = ("import json, sys, types\n"
+            "from kube_apiserver.cmd.options import ServerRunOptions\n"
+            f"opts = ServerRunOptions.parse(['--data-dir', {str(tmp_path)!r}, '--secure-port=0', '--workers=2'])\n"
+            "assert not opts.complete().validate()\n"
+            "print(json.dumps([n for n, m in sys.modules.items() if type(m) is types.ModuleType]))")
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                           text=True).stdout))
+    assert not loaded & set(NOT_IMPORTED_BY_FLAGS)
+
+
 def test_schema_definitions_do_not_import_their_package():
     code = "import sys; from kube_apiserver.api import schemas; schemas.definitions(); print(sorted(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

@@ -17,10 +17,10 @@ from kube_apiserver.cmd.datadir import credentials_lock
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
 from kube_apiserver.cmd.testing_clock import DeterministicOptions
-from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
+from kube_apiserver.controllers.certificates.config import CSRSigningConfiguration
 from kube_apiserver.controllers.endpointslice.config import EndpointSliceConfiguration
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
-from kube_apiserver.controllers.manager import unknown_controllers
+from kube_apiserver.controllers.names import unknown_controllers
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
 from kube_apiserver.kubelet.config import NodesConfiguration
 from kube_apiserver.server import certs

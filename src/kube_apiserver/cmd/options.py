@@ -23,7 +23,7 @@ from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cli.usage import print_sections
 from kube_apiserver.cli.values import PortRangeValue, VersionValue
 from kube_apiserver.cmd.testing_clock import DeterministicOptions
-from kube_apiserver.controllers.certificates.signer import CSRSigningConfiguration
+from kube_apiserver.controllers.certificates.config import CSRSigningConfiguration
 from kube_apiserver.controllers.endpointslice import config as endpointslice_config
 from kube_apiserver.controllers.leaderelection import LeaderElectionConfiguration
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration

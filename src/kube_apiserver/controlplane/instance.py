@@ -17,7 +17,7 @@ from ..apimachinery.clock import current_ids
 from ..authentication.review import TokenReviewer
 from ..cli.portrange import PortRange
 from ..client.rest import Client
-from ..controllers.certificates.signer import CSRSigningConfiguration
+from ..controllers.certificates.config import CSRSigningConfiguration
 from ..controllers.endpointslice.config import EndpointSliceConfiguration
 from ..controllers.leaderelection import LeaderElectionConfiguration
 from ..controllers.manager import ControllerManager

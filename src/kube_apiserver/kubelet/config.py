@@ -4,12 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# A node annotated kwok.x-k8s.io/node=fake is run by the simulated kubelet (kwok's annotation, so nodes made
-# for kwok are adopted as they are); the pods' log and exec answer for it (api/core/kubelet.py).
-from ..api.core.kubelet import SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_VALUE
-
-__all__ = ["SIMULATED_NODE_ANNOTATION", "SIMULATED_NODE_VALUE", "NodesConfiguration"]
-
 # Our annotations a pod may carry to steer its simulated containers.
 ANNOTATION_PREFIX = "simulated.kube-apiserver.io/"
 RUN_SECONDS_ANNOTATION = ANNOTATION_PREFIX + "run-seconds"  # how long each container runs before it exits

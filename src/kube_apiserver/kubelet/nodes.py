@@ -10,8 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import version
-from ..api.core.kubelet import is_simulated
-from .config import SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_VALUE
+from ..api.core.kubelet import SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_VALUE, is_simulated
 from .pods import rfc3339
 
 Object = dict[str, Any]

@@ -12,7 +12,7 @@ from test_csrsigning import csr_object, make_request
 
 from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.controllers.certificates.approver import RECOGNIZERS, CSRApprovingController, recognizes
-from kube_apiserver.controllers.certificates.signer import KUBE_APISERVER_CLIENT, KUBELET_CLIENT
+from kube_apiserver.controllers.certificates.config import KUBE_APISERVER_CLIENT, KUBELET_CLIENT
 
 KUBELET_USAGES = ["digital signature", "client auth"]
 

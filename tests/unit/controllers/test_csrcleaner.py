@@ -14,7 +14,8 @@ from test_csrsigning import csr_object, decide, make_ca, make_request
 
 from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.controllers.certificates.cleaner import CSRCleanerController, why_delete
-from kube_apiserver.controllers.certificates.signer import KUBE_APISERVER_CLIENT, CertificateAuthority
+from kube_apiserver.controllers.certificates.config import KUBE_APISERVER_CLIENT
+from kube_apiserver.controllers.certificates.signer import CertificateAuthority
 
 NOW = datetime.datetime.now(datetime.UTC)
 

@@ -20,13 +20,15 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from inprocess import ControllerCluster, controller_cluster, eventually
-from kube_apiserver.controllers.certificates.signer import (
+from kube_apiserver.controllers.certificates.config import (
     KUBE_APISERVER_CLIENT,
     KUBELET_CLIENT,
     KUBELET_SERVING,
     LEGACY_UNKNOWN,
-    CertificateAuthority,
     CSRSigningConfiguration,
+)
+from kube_apiserver.controllers.certificates.signer import (
+    CertificateAuthority,
     CSRSigningController,
     boundaries,
     certificate_duration,

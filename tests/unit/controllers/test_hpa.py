@@ -15,7 +15,6 @@ import pytest
 
 from inprocess import ControllerCluster, controller_cluster, eventually
 from kube_apiserver.apimachinery.labels import parse_selector
-from kube_apiserver.controllers.podautoscaler import HorizontalController
 from kube_apiserver.controllers.podautoscaler.behavior import (
     History,
     limit_rate,
@@ -24,7 +23,10 @@ from kube_apiserver.controllers.podautoscaler.behavior import (
     stabilize,
 )
 from kube_apiserver.controllers.podautoscaler.config import HPAControllerConfiguration
-from kube_apiserver.controllers.podautoscaler.horizontal import convert_desired_replicas_with_rules
+from kube_apiserver.controllers.podautoscaler.horizontal import (
+    HorizontalController,
+    convert_desired_replicas_with_rules,
+)
 from kube_apiserver.controllers.podautoscaler.replicas import (
     MetricsError,
     PodMetric,

@@ -14,8 +14,9 @@ from cryptography import x509
 from ...apimachinery import errors
 from ...client.informers import SharedInformerFactory
 from ...client.rest import Client
+from .config import KUBELET_CLIENT
 from .csr import APPROVED, DENIED, GROUP, RESOURCE, VERSION, CertificateController, conditions, parse_csr
-from .signer import KUBELET_CLIENT, common_name, validate_kubelet_client
+from .signer import common_name, validate_kubelet_client
 
 log = logging.getLogger("kube_apiserver.controllers")
 Object = dict[str, Any]

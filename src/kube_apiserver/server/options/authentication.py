@@ -6,21 +6,26 @@ from __future__ import annotations
 import os
 import ssl
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kube_apiserver import logs
 from kube_apiserver.apimachinery.field import aggregate_message
 from kube_apiserver.apimachinery.goduration import format_duration
 from kube_apiserver.apimachinery.gostrconv import quote as go_quote
-from kube_apiserver.authentication import oidc
 from kube_apiserver.cli import values
 from kube_apiserver.cli.flagset import Flag, FlagSet
 from kube_apiserver.cli.gofile import read_error
+from kube_apiserver.lazyimport import lazy_import
 from kube_apiserver.server import certs
 from kube_apiserver.serviceaccount import keys
 from kube_apiserver.serviceaccount.claims import WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS
 from kube_apiserver.serviceaccount.issuer import TokenConfig
 from kube_apiserver.serviceaccount.jwt import TokenGenerator
+
+if TYPE_CHECKING:
+    from kube_apiserver.authentication import oidc
+else:
+    oidc = lazy_import("kube_apiserver.authentication.oidc")  # its authenticator and CEL: only with a JWT one
 
 DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local"  # our choice: kube-apiserver has none
 MAX_EXPIRATION_BOUNDS = (3600.0, float(1 << 32))
@@ -362,6 +367,8 @@ class OIDCAuthenticationOptions:
         return flag is not None and (flag.changed or flag.value.set_once)
 
     def validate(self, service_account_issuers: list[str]) -> list[str]:
+        if not self.config_file and not self.flags_set:
+            return []  # no JWT authenticator to check (nor the OIDC machinery to import for it)
         if self.config_file:
             if self.flags_set:
                 return ["authentication-config file and oidc-* flags are mutually exclusive"]
