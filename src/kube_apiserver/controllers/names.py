@@ -4,8 +4,9 @@ import every controller."""
 
 from __future__ import annotations
 
-# kube-controller-manager's on-by-default controllers that are embedded, the scheduler (kube-scheduler, embedded: -scheduler leaves pods to a real
-# one) and the simulated kubelets of --simulated-nodes and of nodes annotated kwok.x-k8s.io/node=fake.
+# kube-controller-manager's on-by-default controllers that are embedded, the scheduler (kube-scheduler,
+# embedded: -scheduler leaves pods to a real one) and the simulated kubelets of --simulated-nodes and of nodes
+# annotated kwok.x-k8s.io/node=fake.
 DEFAULT_CONTROLLERS = (
     "garbagecollector", "namespace", "serviceaccount", "resourcequota", "pvc-protection", "pv-protection",
     "clusterrole-aggregation", "root-ca-cert-publisher", "replicaset", "replicationcontroller", "deployment",

@@ -1,14 +1,14 @@
 """The workers of --workers telling one another their metrics, so that a scrape, which reaches one worker,
 sees the whole server. Each worker listens on a unix socket of its own in a directory only the storage
 process and its workers share (mode 0700); a connection is answered with the worker's exposition and an
-end mark (an answer cut short by a worker's exit is left out, not merged in part), then closed. The worker a scrape reaches asks every other one at that moment: nothing is polled meanwhile."""
+end mark (an answer cut short by a worker's exit is left out, not merged in part), then closed. The worker
+a scrape reaches asks every other one at that moment: nothing is polled meanwhile."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,9 +64,9 @@ class PeerExpositions:
                 finally:
                     writer.close()
         except (OSError, TimeoutError, UnicodeDecodeError) as err:
-            log.info("metrics of the worker at %s left out: %s", os.fspath(path), err)
+            log.info("metrics of the worker at %s left out: %s", path, err)
             return None
         if not answer.endswith(END):
-            log.info("metrics of the worker at %s left out: its answer was cut short", os.fspath(path))
+            log.info("metrics of the worker at %s left out: its answer was cut short", path)
             return None
         return answer[:-len(END)]

@@ -72,9 +72,8 @@ def go_error(err: BaseException, host: str, port: int) -> str:
         return f"dial tcp: lookup {host}: no such host"
     if isinstance(err, aiohttp.ClientConnectorError):
         # A reset during the TLS handshake is a failed read in Go; the other errors come from connect(2).
-        call = "read tcp" if isinstance(err.os_error, ConnectionResetError) else "dial tcp"
-        syscall = "read" if call == "read tcp" else "connect"
-        return f"{call} {address}: {syscall}: {errno_text(err.os_error)}"
+        op, syscall = ("read", "read") if isinstance(err.os_error, ConnectionResetError) else ("dial", "connect")
+        return f"{op} tcp {address}: {syscall}: {errno_text(err.os_error)}"
     if isinstance(err, aiohttp.ServerDisconnectedError):
         return "EOF"
     if isinstance(err, TimeoutError):

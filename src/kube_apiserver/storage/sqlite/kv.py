@@ -351,11 +351,7 @@ class SQLiteKV:
             if revision <= 0:
                 rows = cur.execute(schema.RANGE_CURRENT, (start, end, fetch)).fetchall()
             else:
-                compacted = cur.execute(schema.SELECT_COMPACTED).fetchone()[0]
-                if revision < compacted:
-                    raise kv.CompactedError(revision, compacted)
-                if revision > current:
-                    raise kv.FutureRevisionError(revision, current)
+                self._check_revision(cur, revision, current)
                 rows = cur.execute(schema.RANGE_AT_REVISION, (start, end, revision, fetch)).fetchall()
         finally:
             cur.execute("COMMIT")
@@ -371,20 +367,23 @@ class SQLiteKV:
         return await loop.run_in_executor(self._reader, self._count_at, start, end, revision)
 
     def _count_at(self, start: str, end: str, revision: int) -> int:
-        """As a range at `revision` refuses one compacted (what is left of it is not its state) or to come, in
-        the transaction the count reads."""
         cur = self._read_conn.cursor()
         cur.execute("BEGIN")
         try:
-            compacted = cur.execute(schema.SELECT_COMPACTED).fetchone()[0]
-            if revision < compacted:
-                raise kv.CompactedError(revision, compacted)
-            current = cur.execute(schema.SELECT_REVISION).fetchone()[0]
-            if revision > current:
-                raise kv.FutureRevisionError(revision, current)
+            self._check_revision(cur, revision, cur.execute(schema.SELECT_REVISION).fetchone()[0])
             return cur.execute(schema.COUNT_AT_REVISION, (start, end, revision)).fetchone()[0]
         finally:
             cur.execute("COMMIT")
+
+    @staticmethod
+    def _check_revision(cur: sqlite3.Cursor, revision: int, current: int) -> None:
+        """A read at `revision` (a range or a count), in the transaction `cur` holds: refused when compacted
+        (what is left of it is not its state) or still to come."""
+        compacted = cur.execute(schema.SELECT_COMPACTED).fetchone()[0]
+        if revision < compacted:
+            raise kv.CompactedError(revision, compacted)
+        if revision > current:
+            raise kv.FutureRevisionError(revision, current)
 
     async def current_revision(self) -> int:
         """The newest committed revision, as the database's readers see it (etcd's header revision). A
