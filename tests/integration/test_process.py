@@ -16,6 +16,10 @@ import time
 import pytest
 import yaml
 
+# The command's two ways to serve: one process, and its default where there is more than one core, a worker
+# per core (on one core the default is one process too).
+WAYS = pytest.mark.parametrize("way", [("--workers=1",), ()], ids=["one process", "default"])
+
 
 def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "kube_apiserver", *args]
@@ -86,8 +90,9 @@ def test_version():
     assert out.stdout.strip() == "Kubernetes v1.34.0"
 
 
-def test_acknowledged_creates_survive_kill_9(tmp_path):
-    server = Process(str(tmp_path))
+@WAYS
+def test_acknowledged_creates_survive_kill_9(tmp_path, way):
+    server = Process(str(tmp_path), *way)
     acknowledged: list[str] = []
     lock = threading.Lock()
     stop = threading.Event()
@@ -120,7 +125,7 @@ def test_acknowledged_creates_survive_kill_9(tmp_path):
     for t in threads:
         t.join(10)
     assert len(acknowledged) > 50, "the burst did not get going"
-    restarted = Process(str(tmp_path))
+    restarted = Process(str(tmp_path), *way)
     try:
         code, body = restarted.request("GET", "/api/v1/namespaces/default/configmaps")
         assert code == 200
@@ -133,8 +138,9 @@ def test_acknowledged_creates_survive_kill_9(tmp_path):
         restarted.proc.wait(30)
 
 
-def test_sigterm_fails_readyz_first_ends_watches_and_exits(tmp_path):
-    server = Process(str(tmp_path), "--shutdown-delay-duration=3s")
+@WAYS
+def test_sigterm_fails_readyz_first_ends_watches_and_exits(tmp_path, way):
+    server = Process(str(tmp_path), "--shutdown-delay-duration=3s", *way)
     conn = server.connection()
     conn.request("GET", "/api/v1/namespaces/default/configmaps?watch=1",
                  headers={"Authorization": f"Bearer {server.token}"})
@@ -151,7 +157,7 @@ def test_sigterm_fails_readyz_first_ends_watches_and_exits(tmp_path):
     assert server.proc.wait(30) == 0
 
 
-@pytest.mark.parametrize("flags", [(), ("--workers=2",)], ids=["one process", "workers"])
+@pytest.mark.parametrize("flags", [("--workers=1",), ("--workers=2",)], ids=["one process", "workers"])
 def test_sigterm_as_soon_as_it_serves_stops_without_an_error(tmp_path, flags):
     """Its post-start hooks (RBAC bootstrap, the controllers' start) are still running: they stop where they
     are, before the pre-shutdown hooks and the storage's close, instead of running on into a closed store

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from kube_apiserver.apimachinery.goos import os_error_message
 from kube_apiserver.cli.portrange import PortRange
 from kube_apiserver.cmd import validation
+from kube_apiserver.cmd.cores import usable_cores
 from kube_apiserver.cmd.datadir import credentials_lock
 from kube_apiserver.cmd.options import ServerRunOptions
 from kube_apiserver.cmd.service_ip import IPNetwork, ServiceIPRanges, service_ip_ranges
@@ -29,7 +30,7 @@ from kube_apiserver.server.options.api_enablement import APIEnablementOptions
 from kube_apiserver.server.options.audit import AuditOptions
 from kube_apiserver.server.options.authentication import BuiltInAuthenticationOptions
 from kube_apiserver.server.options.authorization import BuiltInAuthorizationOptions
-from kube_apiserver.server.options.etcd import EtcdOptions
+from kube_apiserver.server.options.etcd import STORAGE_TYPE_ETCD3, EtcdOptions
 from kube_apiserver.server.options.features import FeatureOptions
 from kube_apiserver.server.options.generic import GenericServerRunOptions
 from kube_apiserver.server.options.logs import LogsOptions
@@ -151,13 +152,28 @@ class CompletedOptions:
 
     def _validate_workers(self) -> list[str]:
         if self.workers < 1:
-            return [f"--workers must be at least 1, got {self.workers}"]
+            return [f"--workers must not be negative, got {self.workers}"]
         if self.workers == 1:
             return []
         # Each worker has its own clock, fault switches and request history: a test could not drive them.
         return [f"--workers={self.workers} and {flag} cannot be used together" for flag, used in (
             ("--deterministic", self.deterministic.enabled),
             ("--enable-testing-endpoints", self.enable_testing_endpoints)) if used]
+
+
+AUTO_WORKERS_MAX = 4  # each worker holds a watch cache of every object: more cores than this, ask for them
+
+
+def _workers(s: ServerRunOptions) -> int:
+    """--workers, 0 chosen: on the embedded store, a process per core, as kube-apiserver's runtime runs a
+    thread per core. One process where a test drives the server's clock, faults and history (one process's),
+    where there is one core, and on etcd: there each worker would be a replica with etcd watches of its own,
+    and replicas are laid out by whoever runs them (docs/replicas.md)."""
+    if s.workers:
+        return s.workers  # (a negative count stays, for validate() to report)
+    if s.deterministic.enabled or s.enable_testing_endpoints or s.etcd.storage_backend == STORAGE_TYPE_ETCD3:
+        return 1
+    return min(usable_cores(), AUTO_WORKERS_MAX)
 
 
 def _self_signed_alternates(c: CompletedOptions) -> tuple[list[str], list[str]]:
@@ -224,7 +240,7 @@ def complete(s: ServerRunOptions) -> CompletedOptions:
         leader_election=s.leader_election,
         endpoint_reconciler_type=s.endpoint_reconciler_type,
         apiserver_count=s.apiserver_count,
-        workers=s.workers,
+        workers=_workers(s),
         csr_signing=s.csr_signing,
         hpa=s.hpa,
         endpoint_slices=s.endpoint_slices,

@@ -86,8 +86,9 @@ class ServerRunOptions:
     nodes: NodesConfiguration = field(default_factory=NodesConfiguration)
     # kube-controller-manager's --terminated-pod-gc-threshold (the podgc controller).
     terminated_pod_gc_threshold: int = 12500
-    # Not a kube-apiserver flag: serving processes on one port (cmd/workers.py); 1 serves from this process.
-    workers: int = 1
+    # Not a kube-apiserver flag: serving processes on one port (cmd/workers.py); 1 serves from this process,
+    # 0 chooses (completion.py).
+    workers: int = 0
     endpoint_reconciler_type: str = "lease"
     apiserver_count: int = 1
     service_cluster_ip_ranges: str = ""
@@ -344,7 +345,9 @@ _WORKERS_HELP = (
     "Processes serving the API on the one port (not a kube-apiserver flag). Above 1, this process keeps the "
     "embedded storage (SQLite or memory) and serves it to that many worker processes, each a whole server "
     "as a replica is; it accepts the port's connections and hands each to the worker holding the fewest: "
-    "requests use every core. On etcd, each worker is a replica of its own."
+    "requests use every core. On etcd, each worker is a replica of its own. 1 serves from this process. "
+    "0, the default, is one worker per core this process may use, at most 4, on SQLite or memory storage; "
+    "and 1 on one core, on etcd, or with --deterministic or --enable-testing-endpoints."
 )
 _APISERVER_COUNT_HELP = (
     "The number of apiservers running in the cluster, must be a positive number. (In use when "

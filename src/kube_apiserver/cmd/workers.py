@@ -71,8 +71,8 @@ def worker_index() -> int:
 
 
 def worker_argv(argv: list[str], port: int, service_ip_ranges: str) -> list[str]:
-    """The command's flags for a worker: the same, without --workers, on the port the storage process
-    accepts on (it tells the worker its connections' address), with the service IP range this process
+    """The command's flags for a worker: the same, with --workers=1 (a worker serves), on the port the storage
+    process accepts on (it tells the worker its connections' address), with the service IP range this process
     defaulted (it warned of the default once: the workers need not again)."""
     flags: list[str] = []
     skip = False
@@ -85,7 +85,7 @@ def worker_argv(argv: list[str], port: int, service_ip_ranges: str) -> list[str]
             flags.append(arg)
     if not any(arg.startswith("--service-cluster-ip-range") for arg in flags):
         flags.append(f"--service-cluster-ip-range={service_ip_ranges}")
-    return [*flags, f"--secure-port={port}"]
+    return [*flags, "--workers=1", f"--secure-port={port}"]
 
 
 def reserve_port(opts: CompletedOptions) -> socket.socket:
