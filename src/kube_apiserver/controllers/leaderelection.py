@@ -336,6 +336,9 @@ class LeaderElector:
         except errors.StatusError as err:
             log.error("Failed to release lease %s: %s", self.name, err.message)
             return False
+        except ConnectionError as err:  # the store is out of reach (a worker whose storage process is gone)
+            log.error("Failed to release lease %s: %s", self.name, err)
+            return False
         self._observe(updated)
         return True
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 from datetime import UTC, datetime
 
 from kube_apiserver.apimachinery import errors
@@ -298,5 +299,27 @@ def test_workers_take_a_lease_from_an_earlier_run_at_once_but_not_from_each_othe
         assert await first.try_acquire_or_renew()
         assert not await second.try_acquire_or_renew()
         assert leases.lease["spec"]["holderIdentity"] == "host_new-0"
+
+    asyncio.run(main())
+
+
+
+def test_a_release_with_the_store_out_of_reach_fails_in_one_line(caplog):
+    """A --workers worker whose storage process is gone releases its lease as it stops: one error line,
+    as upstream's "Failed to release lock", not a failed shutdown hook with a traceback."""
+
+    async def main() -> None:
+        leases = FakeLeases()
+        a = elector(leases, "a")
+        await a.try_acquire_or_renew()
+
+        async def lost(lease: dict) -> dict:
+            raise ConnectionError("the storage process closed the connection")
+
+        leases.update = lost
+        with caplog.at_level(logging.ERROR, logger="kube_apiserver"):
+            assert not await a.release()
+        assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
+            (f"Failed to release lease {NS}/{NAME}: the storage process closed the connection", None)]
 
     asyncio.run(main())

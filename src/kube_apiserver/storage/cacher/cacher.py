@@ -62,6 +62,8 @@ class Cacher:
                 await self._list_and_watch()
             except asyncio.CancelledError:
                 raise
+            except ConnectionError as err:  # the store is out of reach: a fact of operation, not a bug
+                log.warning("watch cache of %s: %s; relisting", self.key_prefix, err)
             except Exception:  # noqa: BLE001 - relist after any failure, as the reflector does
                 log.exception("watch cache of %s failed; relisting", self.key_prefix)
             self._ready.clear()

@@ -12,6 +12,8 @@ from typing import Any
 from ..kv import KeyValue, KVBatch, RangeResult, TxnResult
 from . import wire
 
+_LOST = "lost"  # a watch's queue: the connection is gone (what a watch raises then is this side's error)
+
 
 class StorageUnavailableError(ConnectionError):
     """The storage process is gone: every request fails with this until the worker exits."""
@@ -64,7 +66,7 @@ class RemoteKV:
                 future.set_exception(self._lost)
         self._pending.clear()
         for queue in self._watches.values():
-            queue.put_nowait((wire.ERROR, ("error", "StorageUnavailableError", str(self._lost))))
+            queue.put_nowait((_LOST, None))
         if not self._closing:
             self.on_lost()
 
@@ -131,6 +133,8 @@ class RemoteKV:
                     yield wire.batch_in(body)
                 elif kind == wire.END:
                     return
+                elif kind == _LOST:
+                    raise self._lost or StorageUnavailableError("not connected")
                 else:
                     raise wire.error_in(body)
         finally:
