@@ -26,6 +26,12 @@ UNPRIVILEGED = [
 ]
 
 
+@pytest.fixture(scope="module", params=[("--workers=1",), ()], ids=["one process", "default"])
+def way(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The command's two ways to serve: one process, and its default (a worker per core, where more than one)."""
+    return request.param
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -64,10 +70,10 @@ def fails_with_one_line(cmd: list[str], expected: str) -> None:
     assert expected in failures[0], failures[0]
 
 
-def start(data_dir: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def start(data_dir: Path, port: int, log: Path, *args: str) -> subprocess.Popen[bytes]:
     """The command, once it serves (it prints the admin kubeconfig then)."""
     with log.open("wb") as sink:
-        proc = subprocess.Popen(command(data_dir, port), stdout=sink, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command(data_dir, port, *args), stdout=sink, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while b"admin kubeconfig:" not in log.read_bytes():
         assert proc.poll() is None, log.read_text()
@@ -82,11 +88,11 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture(scope="module")
-def running(tmp_path_factory: pytest.TempPathFactory):
+def running(tmp_path_factory: pytest.TempPathFactory, way: tuple[str, ...]):
     """One server started with defaults; its log is kept until it stops."""
     base = tmp_path_factory.mktemp("running")
     data_dir, log, port = base / "data", base / "log", free_port()
-    proc = start(data_dir, port, log)
+    proc = start(data_dir, port, log, *way)
     yield data_dir, port, log
     stop(proc)
 
@@ -111,59 +117,59 @@ def test_a_default_start_logs_no_error(running):
     assert "not publishing endpoints of the kubernetes service: the advertise address 127.0.0.1" in text
 
 
-def test_the_port_in_use_is_named(tmp_path):
+def test_the_port_in_use_is_named(tmp_path, way):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         address = f"127.0.0.1:{port}"
         fails_with_one_line(
-            command(tmp_path / "data", port),
+            command(tmp_path / "data", port, *way),
             f"failed to listen on {address}: listen tcp {address}: bind: address already in use",
         )
 
 
-def test_a_second_server_on_the_same_data_directory(running):
+def test_a_second_server_on_the_same_data_directory(running, way):
     data_dir, _, _ = running
     fails_with_one_line(
-        command(data_dir, free_port()), f"data directory {data_dir} is in use by another kube-apiserver"
+        command(data_dir, free_port(), *way), f"data directory {data_dir} is in use by another kube-apiserver"
     )
 
 
-def test_a_corrupt_database(tmp_path):
+def test_a_corrupt_database(tmp_path, way):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "state.db").write_bytes(b"this is not an SQLite database, " * 64)
     fails_with_one_line(
-        command(data_dir, free_port()),
+        command(data_dir, free_port(), *way),
         f"unable to open the database {data_dir}/state.db: file is not a database",
     )
 
 
-def test_an_unreadable_database(tmp_path):
+def test_an_unreadable_database(tmp_path, way):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "state.db").write_bytes(b"")
     (data_dir / "state.db").chmod(0)
     fails_with_one_line(
-        unprivileged(command(data_dir, free_port())),
+        unprivileged(command(data_dir, free_port(), *way)),
         f"unable to open the database {data_dir}/state.db: unable to open database file",
     )
 
 
-def test_a_read_only_data_directory(tmp_path):
+def test_a_read_only_data_directory(tmp_path, way):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     data_dir.chmod(0o555)
     try:
         fails_with_one_line(
-            unprivileged(command(data_dir, free_port())), f"{data_dir}/pki: permission denied"
+            unprivileged(command(data_dir, free_port(), *way)), f"{data_dir}/pki: permission denied"
         )
     finally:
         data_dir.chmod(0o755)
 
 
-def test_a_read_only_database_in_a_used_data_directory(running, tmp_path):
+def test_a_read_only_database_in_a_used_data_directory(running, tmp_path, way):
     used, _, _ = running
     data_dir = tmp_path / "data"
     shutil.copytree(used / "pki", data_dir / "pki")
@@ -172,7 +178,7 @@ def test_a_read_only_database_in_a_used_data_directory(running, tmp_path):
     data_dir.chmod(0o555)
     try:
         fails_with_one_line(
-            unprivileged(command(data_dir, free_port())), f"open {data_dir}/lock: permission denied"
+            unprivileged(command(data_dir, free_port(), *way)), f"open {data_dir}/lock: permission denied"
         )
     finally:
         data_dir.chmod(0o755)

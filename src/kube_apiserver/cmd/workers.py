@@ -25,6 +25,7 @@ import sys
 import tempfile
 import uuid
 
+from ..server import listener
 from ..server.handoff import ConnectionDispatcher
 from ..server.options.etcd import STORAGE_TYPE_ETCD3
 from ..storage.kvsocket import KVServer
@@ -91,17 +92,7 @@ def worker_argv(argv: list[str], port: int, service_ip_ranges: str) -> list[str]
 def reserve_port(opts: CompletedOptions) -> socket.socket:
     """The port, bound here so that --secure-port=0 picks one port for all and a port in use fails here, in
     one line."""
-    family = socket.AF_INET6 if ":" in opts.bind_address else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if opts.secure_serving.permit_port_sharing:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((opts.bind_address, opts.secure_port))
-    except BaseException:
-        sock.close()
-        raise
-    return sock
+    return listener.bind(opts.bind_address, opts.secure_port, opts.secure_serving.permit_port_sharing)
 
 
 async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | None = None) -> int:

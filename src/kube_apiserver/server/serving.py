@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import uvicorn
 
 from ..endpoints.http import Handler
-from . import httpprotocol
+from . import httpprotocol, listener
 from .asgi import ASGIApp
 from .dynamiccerts import ServingCertificates, SNICertKey, TLSOptions
 from .handoff import ConnectionReceiver
@@ -50,18 +50,7 @@ class SecureServingInfo:
         return ConnectionLimits(self.max_header_bytes, self.read_header_timeout, self.idle_timeout)
 
     def listen(self) -> socket.socket:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if self.reuse_port:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        try:
-            sock.bind((self.host, self.port))
-        except OSError as err:  # one line, as Go's net.Listen error wrapped by the serving options
-            sock.close()
-            address = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
-            reason = (err.strerror or str(err)).lower()
-            raise OSError(f"failed to listen on {address}: listen tcp {address}: bind: {reason}") from None
+        sock = listener.bind(self.host, self.port, self.reuse_port)
         sock.listen(2048)
         sock.setblocking(False)
         return sock
