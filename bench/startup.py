@@ -23,6 +23,7 @@ an older checkout's src/): its runs alternate with this tree's, so the ratios co
     python bench/startup.py                          # 5 runs of each
     python bench/startup.py --bytecode cached --importtime 15   # and the 15 slowest modules to import
     python bench/startup.py --baseline /tmp/old/src  # old vs new, with ratios
+    python bench/startup.py --bytecode cached --flags=--workers=1   # this tree as one process vs its default
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class Variant:
     name: str
     src: str | None
     env: dict[str, str]
+    flags: list[str] = field(default_factory=list)  # the server's own, after the data dir and port
     existing_dir: str = ""
     figures: dict[str, list[float]] = field(default_factory=lambda: {s: [] for s in SERIES})
 
@@ -116,13 +118,14 @@ def wait_for(proc: subprocess.Popen, t0: float, cond: Callable[[], bool]) -> flo
     raise TimeoutError("kube-apiserver did not get there in time")
 
 
-def start_once(data_dir: str, log_path: str, env: dict[str, str]) -> tuple[float, float]:
+def start_once(data_dir: str, log_path: str, env: dict[str, str], flags: list[str]) -> tuple[float, float]:
     """One start: spawn, wait for the listen and for /readyz 200, then SIGTERM and wait for the exit."""
     tls = ssl.create_default_context()
     tls.check_hostname = False
     tls.verify_mode = ssl.CERT_NONE  # the serving certificate is signed by a CA the first start made
     port = free_port()
-    cmd = [*server_command(), "--data-dir", data_dir, "--secure-port", str(port), "--shutdown-delay-duration=0s"]
+    cmd = [*server_command(), "--data-dir", data_dir, "--secure-port", str(port), "--shutdown-delay-duration=0s",
+           *flags]
     with open(log_path, "ab") as log:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -163,12 +166,12 @@ def run_series(variants: list[Variant], runs: int, work: str, log_path: str) -> 
     for v in variants:
         import_seconds(v.env)  # writes the .pyc files where they are kept
         v.existing_dir = tempfile.mkdtemp(dir=work)
-        start_once(v.existing_dir, log_path, v.env)  # sets the reused data dir up
+        start_once(v.existing_dir, log_path, v.env, v.flags)  # sets the reused data dir up
     for _ in range(runs):
         for v in variants:
             v.figures["import"].append(import_seconds(v.env))
             for label, data_dir in (("fresh", tempfile.mkdtemp(dir=work)), ("existing", v.existing_dir)):
-                listen, ready = start_once(data_dir, log_path, v.env)
+                listen, ready = start_once(data_dir, log_path, v.env, v.flags)
                 v.figures[f"{label}: listen"].append(listen)
                 v.figures[f"{label}: /readyz 200"].append(ready)
 
@@ -191,6 +194,8 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="SRC", help="a source tree to compare with (holds kube_apiserver/)")
     parser.add_argument("--importtime", type=int, default=0, metavar="N",
                         help="also list the N modules with the most import self time (cached bytecode)")
+    parser.add_argument("--flags", default="", metavar="FLAGS",
+                        help="without --baseline: this tree started with FLAGS (space-separated) vs as it is")
     parser.add_argument("--keep-logs", action="store_true", help="keep the servers' output (path printed)")
     args = parser.parse_args()
     modes = ["cached", "none"] if args.bytecode == "both" else [args.bytecode]
@@ -199,11 +204,15 @@ def main() -> None:
             print(f"note: {src} has __pycache__ dirs: 'none' reads them", file=sys.stderr)
     work = tempfile.mkdtemp(prefix="kube-apiserver-startup-")
     log_path = os.path.join(work, "server.log")
-    sources = ([("baseline", os.path.abspath(args.baseline))] if args.baseline else []) + [("this tree", None)]
+    sources: list[tuple[str, str | None, list[str]]] = [("this tree", None, [])]
+    if args.baseline:
+        sources.insert(0, ("baseline", os.path.abspath(args.baseline), []))
+    elif args.flags:
+        sources.insert(0, (args.flags, None, args.flags.split()))
     results: dict[str, list[Variant]] = {}
     try:
         for mode in modes:
-            results[mode] = [Variant(name, src, bytecode_env(mode, work, src)) for name, src in sources]
+            results[mode] = [Variant(name, src, bytecode_env(mode, work, src), flags) for name, src, flags in sources]
             run_series(results[mode], args.runs, work, log_path)
         slowest = import_self_times(args.importtime, bytecode_env("cached", work, None)) if args.importtime else []
     except Exception:
@@ -213,7 +222,7 @@ def main() -> None:
     finally:
         if not args.keep_logs:
             shutil.rmtree(work, ignore_errors=True)
-    columns = " vs ".join(name for name, _ in sources)
+    columns = " vs ".join(name for name, _, _ in sources)
     print(f"{' '.join(server_command())}: best (median) of {args.runs}; {columns}")
     for mode, variants in results.items():
         report(mode, variants)
