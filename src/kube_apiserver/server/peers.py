@@ -39,6 +39,9 @@ class PeerExpositions:
             self._server = None
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+        # The last worker out removes the directory: the storage process does too, unless it was killed
+        with contextlib.suppress(OSError):
+            self.directory.rmdir()
 
     async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

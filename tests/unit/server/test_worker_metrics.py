@@ -60,8 +60,12 @@ def test_one_process_exposition_is_left_as_it_is() -> None:
 
 
 def test_each_worker_hears_every_other_and_not_itself(tmp_path: Path) -> None:
+    """And the last worker to stop removes the directory, which a killed storage process leaves behind."""
+    directory = tmp_path / "peers"
+    directory.mkdir()
+
     async def main() -> None:
-        workers = [PeerExpositions(str(tmp_path), index, lambda index=index: f"text of {index}\n")
+        workers = [PeerExpositions(str(directory), index, lambda index=index: f"text of {index}\n")
                    for index in range(3)]
         for worker in workers:
             await worker.start()
@@ -69,9 +73,11 @@ def test_each_worker_hears_every_other_and_not_itself(tmp_path: Path) -> None:
             assert sorted(await workers[0].others()) == ["text of 1\n", "text of 2\n"]
             assert sorted(await workers[2].others()) == ["text of 0\n", "text of 1\n"]
         finally:
-            for worker in workers:
+            for worker in workers[:2]:
                 await worker.stop()
-        assert list(tmp_path.iterdir()) == []
+            assert [path.name for path in directory.iterdir()] == ["2.sock"]
+            await workers[2].stop()
+        assert not directory.exists()
 
     asyncio.run(main())
 
