@@ -38,7 +38,8 @@ def start_etcd(root: str) -> tuple[object, str, int]:
 
 def start_replicas(root: str, backend: str, count: int, etcd_url: str, port: int) -> list[subprocess.Popen]:
     data_dir = os.path.join(root, "data")
-    argv = ["kube-apiserver", "--data-dir", data_dir, f"--secure-port={port}"]
+    # each replica one process (--workers=1): what is compared is the replicas' count
+    argv = ["kube-apiserver", "--data-dir", data_dir, f"--secure-port={port}", "--workers=1"]
     if backend == "etcd3":
         argv += ["--storage-backend=etcd3", f"--etcd-servers={etcd_url}", "--permit-port-sharing"]
     servers = []

@@ -106,8 +106,10 @@ def start_server(src: str, work: str, log) -> Server:
     data_dir = tempfile.mkdtemp(prefix="starve-", dir=work)
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
+    # one process: the question is whether the heavy request stalls the event loop the probe is served on
     proc = subprocess.Popen([sys.executable, "-m", "kube_apiserver", "--data-dir", data_dir, "--secure-port",
-                             str(port), "--shutdown-delay-duration=0s"], stdout=log, stderr=subprocess.STDOUT, env=env)
+                             str(port), "--shutdown-delay-duration=0s", "--workers=1"],
+                            stdout=log, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 120
     server = Server(port, "", proc)
     while True:
