@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import ssl
@@ -15,6 +16,8 @@ import time
 
 import pytest
 import yaml
+
+KLOG_LINE = re.compile(r"^[IWEF]\d{4} ")
 
 # The command's two ways to serve: one process, and its default where there is more than one core, a worker
 # per core (on one core the default is one process too).
@@ -79,10 +82,21 @@ def test_invalid_flags_exit_non_zero_with_message():
     assert "--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0" in out.stderr
     both = subprocess.run(command("--secure-port=70000", "--service-cluster-ip-range=nonsense",
                                   "--storage-backend=mongo"), capture_output=True, text=True, timeout=60)
-    assert both.returncode == 1 and both.stderr.startswith("Error: [")
+    # what completing logs comes first, as klog lines (as kube-apiserver's), then the one aggregate error
+    errors = [line for line in both.stderr.splitlines() if not KLOG_LINE.match(line)]
+    assert both.returncode == 1 and len(errors) == 1 and errors[0].startswith("Error: ["), both.stderr
     for fragment in ("service-cluster-ip-range[0] is not a valid cidr", "--storage-backend invalid",
                      "--secure-port 70000 must be between 1 and 65535"):
-        assert fragment in both.stderr, fragment
+        assert fragment in errors[0], fragment
+
+
+def test_completing_warns_in_klog_lines():
+    """The defaulted service IP range's deprecation, as kube-apiserver's services.go logs it, even when the flags
+    are then refused (the warning was a bare line, printed before logging was set up)."""
+    out = subprocess.run(command("--secure-port=70000"), capture_output=True, text=True, timeout=60)
+    warning = [line for line in out.stderr.splitlines() if "No CIDR for service cluster IPs specified" in line]
+    assert len(warning) == 1 and re.match(r"^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ service_ip\.py:\d+\] No CIDR",
+                                          warning[0]), out.stderr
 
 
 def test_version():

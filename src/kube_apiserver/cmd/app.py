@@ -26,12 +26,12 @@ def main(argv: list[str] | None = None) -> None:
 
         argv = sys.argv[1:] if argv is None else argv
         opts = ServerRunOptions.parse(argv)
+        logs.setup(opts.logs.verbosity)  # completing warns (a defaulted service IP range) as klog lines, as upstream
         completed = opts.complete()
         errs = completed.validate()
         if errs:
             sys.stderr.write(f"Error: {aggregate_message(errs)}\n")
             raise SystemExit(1)
-        logs.setup(completed.verbosity)
         opts.print_flags()
         if completed.workers > 1:
             gc.enable()
