@@ -1,5 +1,5 @@
-"""The cores this process may run on: what Go's runtime sizes GOMAXPROCS by (the CPU affinity mask, and as
-of Go 1.25 a cgroup's CPU limit, rounded up), which --workers' default follows."""
+"""The cores this process may run on, which --workers' default follows: the CPU affinity mask, bounded by a
+cgroup v2 CPU quota rounded up to whole cores (the two inputs Go's runtime, as of Go 1.25, sizes GOMAXPROCS by)."""
 
 from __future__ import annotations
 
