@@ -3,15 +3,28 @@ command's failure reads as kube-apiserver's does and never as a Python repr ("[E
 
 from __future__ import annotations
 
+import os
 
-def _reason(err: OSError) -> str:
-    reason = err.strerror or str(err)
-    return reason[:1].lower() + reason[1:]
+
+def reason(err: OSError) -> str:
+    """The error's reason as Go's syscall.Errno words it: the C library's text, lower-cased at the start
+    ("permission denied", "address already in use")."""
+    return _lower_first(err.strerror or str(err))
+
+
+def errno_text(err: OSError) -> str:
+    """The reason taken from the errno alone, not the exception's own text: asyncio's connect puts the address
+    there ("Connect call failed ('10.0.0.7', 443)") where Go says "connection refused"."""
+    return _lower_first(os.strerror(err.errno)) if err.errno else reason(err)
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def os_error_text(op: str, path: str, err: OSError) -> str:
     """Go's *PathError text: "<op> <path>: <lower-case reason>"."""
-    return f"{op} {path}: {_reason(err)}"
+    return f"{op} {path}: {reason(err)}"
 
 
 def os_error_message(err: OSError) -> str:
@@ -19,7 +32,7 @@ def os_error_message(err: OSError) -> str:
     operation), the bare reason when it has an errno, else its own message."""
     if err.filename is not None:
         paths = f"{err.filename} {err.filename2}" if err.filename2 is not None else str(err.filename)
-        return f"{paths}: {_reason(err)}"
+        return f"{paths}: {reason(err)}"
     if err.errno is not None and err.strerror:
-        return _reason(err)
+        return reason(err)
     return str(err)

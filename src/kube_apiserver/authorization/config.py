@@ -12,6 +12,7 @@ from typing import Any
 from .. import cel
 from ..apimachinery import configdoc, goduration
 from ..apimachinery import field as fld
+from ..apimachinery.goos import os_error_text
 from ..apimachinery.validation import is_dns1123_subdomain
 
 KIND = "AuthorizationConfiguration"
@@ -75,7 +76,7 @@ def load_file(path: str) -> AuthorizationConfiguration:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as err:
-        raise ConfigError(f"open {path}: {(err.strerror or str(err)).lower()}") from None
+        raise ConfigError(os_error_text("open", path, err)) from None
     try:
         raw = configdoc.decode(data, KIND, VERSIONS)
     except configdoc.ConfigDocumentError as err:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import socket
 
+from ..apimachinery import goos
+
 
 def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -17,8 +19,7 @@ def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     except OSError as err:
         sock.close()
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        reason = (err.strerror or str(err)).lower()
-        raise OSError(f"failed to listen on {address}: listen tcp {address}: bind: {reason}") from None
+        raise OSError(f"failed to listen on {address}: listen tcp {address}: bind: {goos.reason(err)}") from None
     except BaseException:
         sock.close()
         raise

@@ -4,10 +4,10 @@ trusted CA bundle, and transport errors worded as Go reports them."""
 
 from __future__ import annotations
 
-import os
 import ssl
 from typing import TYPE_CHECKING
 
+from ...apimachinery.goos import errno_text
 from ...lazyimport import lazy_import
 
 if TYPE_CHECKING:
@@ -80,10 +80,3 @@ def go_error(err: BaseException, host: str, port: int) -> str:
         return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
     return str(err) or type(err).__name__
 
-
-def errno_text(err: OSError) -> str:
-    """An errno's text as Go's syscall.Errno words it: the C library's, lower-cased at the start
-    ("connection refused", "no route to host"). Not the exception's own text: asyncio's connect puts the
-    address there ("Connect call failed ('10.0.0.7', 443)")."""
-    text = os.strerror(err.errno) if err.errno else str(err)
-    return text[:1].lower() + text[1:]
