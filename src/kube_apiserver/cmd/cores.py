@@ -11,8 +11,8 @@ CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"  # cgroup v2: "<quota> <period>" or "m
 
 def usable_cores(cpu_max: str = CGROUP_CPU_MAX) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    limit = cgroup_cpu_limit(cpu_max)
-    return max(1, min(cores, limit)) if limit else max(1, cores)
+    limit = cgroup_cpu_limit(cpu_max)  # 0 (none) or at least 1
+    return min(cores, limit) if limit else cores
 
 
 def cgroup_cpu_limit(path: str) -> int:
