@@ -280,6 +280,9 @@ class LeaderElector:
         except errors.StatusError as err:
             log.debug("error acquiring or renewing lease %s: %s", self.name, err.message)
             return False
+        except ConnectionError as err:  # the store is out of reach: renewed again, until the renew deadline
+            log.debug("error acquiring or renewing lease %s: %s", self.name, err)
+            return False
 
     def _dead(self, holder: str) -> bool:
         return self.candidates is not None and not holder.startswith(self.candidates)
@@ -323,21 +326,27 @@ class LeaderElector:
         record = LeaderElectionRecord("", 1, now, now, self.observed_record.leader_transitions)
         lease = self.observed_lease
         try:
-            try:
-                updated = await self.client.update(self._lease_object(record, lease))
-            except errors.StatusError as err:
-                if err.code != 409:
-                    raise
-                # a renewal cancelled by the stop may have been written without being observed
-                lease = await self.client.get(self.config.resource_namespace, self.config.resource_name)
-                if lease is None or self._holder(lease) != self.identity:
-                    raise
-                updated = await self.client.update(self._lease_object(record, lease))
+            # kube-controller-manager's leader-election client times its requests out after the renew deadline:
+            # a store out of reach holds a stopping server that long at most, not for its client's retries.
+            async with asyncio.timeout(self.config.renew_deadline):
+                try:
+                    updated = await self.client.update(self._lease_object(record, lease))
+                except errors.StatusError as err:
+                    if err.code != 409:
+                        raise
+                    # a renewal cancelled by the stop may have been written without being observed
+                    lease = await self.client.get(self.config.resource_namespace, self.config.resource_name)
+                    if lease is None or self._holder(lease) != self.identity:
+                        raise
+                    updated = await self.client.update(self._lease_object(record, lease))
         except errors.StatusError as err:
             log.error("Failed to release lease %s: %s", self.name, err.message)
             return False
-        except ConnectionError as err:  # the store is out of reach (a worker whose storage process is gone)
+        except ConnectionError as err:  # the store is out of reach (its storage process gone, no etcd member up)
             log.error("Failed to release lease %s: %s", self.name, err)
+            return False
+        except TimeoutError:
+            log.error("Failed to release lease %s: no answer within %ss", self.name, f"{self.config.renew_deadline:g}")
             return False
         self._observe(updated)
         return True

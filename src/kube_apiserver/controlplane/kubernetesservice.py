@@ -106,10 +106,10 @@ class KubernetesServiceController:
         for attempt in range(SYNC_ATTEMPTS):
             try:
                 await self._sync_once()
-            except errors.StatusError as err:
-                if err.code == 409 and attempt + 1 < SYNC_ATTEMPTS:
+            except (errors.StatusError, ConnectionError) as err:  # ConnectionError: the store out of reach
+                if isinstance(err, errors.StatusError) and err.code == 409 and attempt + 1 < SYNC_ATTEMPTS:
                     continue
-                message = f"unable to sync kubernetes service: {err.message}"
+                message = f"unable to sync kubernetes service: {getattr(err, 'message', err)}"
                 log.log(logging.DEBUG if message == self._last_error else logging.ERROR, message)
                 self._last_error = message
                 return

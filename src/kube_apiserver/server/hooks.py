@@ -75,6 +75,9 @@ class Hooks:
     async def _run(hook: PostStartHook) -> None:
         try:
             await hook.hook()
+        except ConnectionError as err:  # the store out of reach: a fact of operation, in one line
+            log.error("PostStartHook %r failed: %s", hook.name, err)
+            raise
         except Exception:
             log.exception("PostStartHook %r failed", hook.name)
             raise
@@ -84,5 +87,7 @@ class Hooks:
         for name, hook in self.pre_shutdown.items():
             try:
                 await hook()
+            except ConnectionError as err:  # the store out of reach: a fact of operation, in one line
+                log.error("PreShutdownHook %r failed: %s", name, err)
             except Exception:  # noqa: BLE001 - one failing hook does not stop the others
                 log.exception("PreShutdownHook %r failed", name)

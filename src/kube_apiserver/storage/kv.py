@@ -74,6 +74,11 @@ class Write:
 CREATE, UPDATE, DELETE_KEY = "create", "update", "delete"
 
 
+class StorageUnavailableError(ConnectionError):
+    """The store cannot be reached (the storage process is gone, no etcd member answers): what fails with it is
+    a fact of operation, logged in one line, not a bug's traceback."""
+
+
 class CompactedError(Exception):
     def __init__(self, requested: int, compacted: int):
         super().__init__(f"required revision {requested} has been compacted (compacted at {compacted})")

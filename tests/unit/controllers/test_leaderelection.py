@@ -15,6 +15,7 @@ from kube_apiserver.controllers.leaderelection import (
     LeaderElector,
     new_identity,
 )
+from kube_apiserver.storage.kv import StorageUnavailableError
 
 NS, NAME = "kube-system", "kube-controller-manager"
 
@@ -321,5 +322,46 @@ def test_a_release_with_the_store_out_of_reach_fails_in_one_line(caplog):
             assert not await a.release()
         assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
             (f"Failed to release lease {NS}/{NAME}: the storage process closed the connection", None)]
+
+    asyncio.run(main())
+
+
+def test_a_release_the_store_never_answers_ends_after_the_renew_deadline(caplog):
+    """etcd out of reach: its client retries for 20 s before it fails, and a stopping server waited that long
+    (22 s in all, with the shutdown around it). The release gives up after the renew deadline, as
+    kube-controller-manager's leader-election client times its requests out, in one error line."""
+
+    async def main() -> None:
+        leases = FakeLeases()
+        a = elector(leases, "a", config=LeaderElectionConfiguration(renew_deadline=0.05))
+        await a.try_acquire_or_renew()
+
+        async def unanswered(lease: dict) -> dict:
+            await asyncio.sleep(3600)
+            raise AssertionError("not reached")
+
+        leases.update = unanswered
+        with caplog.at_level(logging.ERROR, logger="kube_apiserver"):
+            assert not await asyncio.wait_for(a.release(), 30)
+        assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
+            (f"Failed to release lease {NS}/{NAME}: no answer within 0.05s", None)]
+
+    asyncio.run(main())
+
+
+def test_a_renewal_with_the_store_out_of_reach_is_a_failed_attempt():
+    """etcd gone: the renewal's error ended the elector's task, whose stop then failed the shutdown hook with a
+    traceback. As client-go's tryAcquireOrRenew, any error is a failed attempt, retried until the deadline."""
+
+    async def main() -> None:
+        leases = FakeLeases()
+        a = elector(leases, "a")
+        assert await a.try_acquire_or_renew()
+
+        async def unreachable(namespace: str, name: str) -> dict:
+            raise StorageUnavailableError("etcd: failed to connect to all addresses")
+
+        leases.get = unreachable
+        assert not await a.try_acquire_or_renew()
 
     asyncio.run(main())

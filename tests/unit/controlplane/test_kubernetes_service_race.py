@@ -49,3 +49,22 @@ def test_the_error_stands_when_no_service_comes(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(kubernetesservice, "RACE_READ_INTERVAL", 0.001)
     with pytest.raises(errors.StatusError):
         asyncio.run(controller(RacingServices(reads_before=10_000)).ensure_service())
+
+
+class UnreachableServices(RacingServices):
+    async def get(self, ctx: Any, name: str) -> dict[str, Any]:
+        from kube_apiserver.storage.kv import StorageUnavailableError
+
+        raise StorageUnavailableError("etcd: failed to connect to all addresses")
+
+
+def test_a_sync_with_the_store_out_of_reach_is_logged_and_tried_again(caplog: pytest.LogCaptureFixture) -> None:
+    """etcd gone as the server starts: the first sync's error escaped and failed the bootstrap-controller hook
+    (with a traceback), so the Service was never reconciled again. As UpdateKubernetesService's errors, it is
+    logged and tried at the next interval."""
+    import logging
+
+    with caplog.at_level(logging.ERROR, logger="kube_apiserver"):
+        asyncio.run(controller(UnreachableServices(0)).sync())
+    assert [r.getMessage() for r in caplog.records] == [
+        "unable to sync kubernetes service: etcd: failed to connect to all addresses"]

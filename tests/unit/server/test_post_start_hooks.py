@@ -40,3 +40,30 @@ def test_a_hook_still_running_is_stopped_before_the_pre_shutdown_hooks() -> None
         return seen
 
     assert asyncio.run(main()) == ["quick started", "start stopped", "stop"]
+
+
+def test_hooks_that_fail_for_the_store_out_of_reach_say_so_in_one_line(caplog) -> None:
+    """etcd gone: the bootstrap controller's first sync and the controllers' stop failed with a traceback each."""
+    import logging
+
+    from kube_apiserver.storage.kv import StorageUnavailableError
+
+    async def main() -> None:
+        hooks = Hooks()
+
+        async def unreachable() -> None:
+            raise StorageUnavailableError("etcd: failed to connect to all addresses")
+
+        hooks.add_post_start_hook("bootstrap-controller", unreachable)
+        hooks.add_pre_shutdown_hook("stop-embedded-controllers", unreachable)
+        await hooks.run_post_start_hooks()
+        await asyncio.gather(*hooks.running.values(), return_exceptions=True)
+        await hooks.stop_post_start_hooks()
+        await hooks.run_pre_shutdown_hooks()
+
+    with caplog.at_level(logging.ERROR, logger="kube_apiserver"):
+        asyncio.run(main())
+    assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
+        ("PostStartHook 'bootstrap-controller' failed: etcd: failed to connect to all addresses", None),
+        ("PreShutdownHook 'stop-embedded-controllers' failed: etcd: failed to connect to all addresses", None),
+    ]

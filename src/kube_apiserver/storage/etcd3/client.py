@@ -29,6 +29,9 @@ _CHANNEL_OPTIONS = [
 
 # Worth trying another endpoint: the member is down or unreachable, or it has no leader right now.
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE,)
+# A watch is also reopened after an internal error, as clientv3's isHaltErr allows ("failed in middle of send,
+# corrupted frame"): a stream cut by a member that died ends with INTERNAL here, not UNAVAILABLE.
+WATCH_RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Client:
             for target, secure in targets
         ]
         self._current = 0
+        self._failing = False  # calls are failing over: said once, until one is answered again
         # A multi-callable per channel and method: making one per call costs as much as the call.
         self._callables: dict[tuple[int, str], grpc.aio.UnaryUnaryMultiCallable] = {}
         self.failover_window = FAILOVER_WINDOW
@@ -86,10 +90,26 @@ class Client:
         return self._channels[self._current]
 
     def failover(self, failed: grpc.aio.Channel) -> None:
-        """The next endpoint after `failed` (unless another caller moved on already)."""
-        if self._channels[self._current] is failed:
-            self._current = (self._current + 1) % len(self._channels)
-            log.info("etcd: trying endpoint %s", self.endpoints[self._current])
+        """The next endpoint after `failed` (unless another caller moved on already). An outage is logged once,
+        not once per retry of every call and watch (a watch cache per resource retries each its own)."""
+        if self._channels[self._current] is not failed:
+            return
+        down = self.endpoints[self._current]
+        self._current = (self._current + 1) % len(self._channels)
+        if self._failing:
+            log.debug("etcd: trying endpoint %s", self.endpoints[self._current])
+            return
+        self._failing = True
+        if len(self._channels) == 1:
+            log.warning("etcd: endpoint %s is unavailable; retrying", down)
+        else:
+            log.warning("etcd: endpoint %s is unavailable; trying %s", down, self.endpoints[self._current])
+
+    def answered(self) -> None:
+        """A call or a watch was answered: after an outage, that is said once."""
+        if self._failing:
+            self._failing = False
+            log.info("etcd: endpoint %s answers", self.endpoints[self._current])
 
     async def unary(self, method: str, request: bytes, retry: bool = True) -> bytes:
         """One call; on an unavailable endpoint the next one is tried (with backoff) for a while."""
@@ -108,7 +128,7 @@ class Client:
             if call is None:
                 call = self._callables[(self._current, method)] = channel.unary_unary(method)
             try:
-                return await call(request, timeout=CALL_TIMEOUT), maybe_applied
+                response = await call(request, timeout=CALL_TIMEOUT)
             except grpc.aio.AioRpcError as err:
                 if not retry or err.code() not in RETRYABLE or loop.time() > deadline:
                     raise
@@ -117,6 +137,10 @@ class Client:
                 attempt += 1
                 if attempt % len(self._channels) == 0:  # every endpoint failed once: wait a little
                     await asyncio.sleep(min(0.05 * 2 ** (attempt // len(self._channels)), 1.0))
+                continue
+            if self._failing:
+                self.answered()
+            return response, maybe_applied
 
     async def unary_on(self, index: int, method: str, request: bytes, timeout: float) -> bytes:
         """One call to the endpoint at `index` only (what is asked of each member, as its version)."""

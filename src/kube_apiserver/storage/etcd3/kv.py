@@ -19,7 +19,7 @@ import grpc.aio
 from .. import kv
 from ..kv import DELETE, PUT, KeyValue, KVBatch, KVEvent, RangeResult, TxnResult
 from . import messages as m
-from .client import RETRYABLE, Client, TLSConfig
+from .client import RETRYABLE, WATCH_RETRYABLE, Client, TLSConfig
 from .lease import LeaseManager
 
 log = logging.getLogger("kube_apiserver.storage.etcd3")
@@ -28,7 +28,10 @@ INTERNAL_PREFIX = "/registry"  # how ObjectStore names keys; stored under the co
 COMPACTED_TEXT = "required revision has been compacted"
 FUTURE_TEXT = "required revision is a future revision"
 LEASE_NOT_FOUND = "requested lease not found"
+# A watch whose endpoint failed is reopened after WATCH_RETRY_SECONDS, doubling while no endpoint answers, up to
+# the channel's own reconnect backoff.
 WATCH_RETRY_SECONDS = 0.2
+WATCH_RETRY_MAX_SECONDS = 2.0
 MAX_INT64 = (1 << 63) - 1
 STATUS_TIMEOUT = 2.0  # one member's answer to "which version" at open
 # A member that cannot say its version is asked again in the background, as kube-apiserver's feature
@@ -39,6 +42,15 @@ _SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+
 
 class EtcdError(Exception):
     """etcd refused or could not serve a request (its message is kept)."""
+
+
+class EtcdUnavailableError(EtcdError, kv.StorageUnavailableError):
+    """No member answered within the client's failover window."""
+
+
+def _rpc_error(err: grpc.aio.AioRpcError) -> EtcdError:
+    cls = EtcdUnavailableError if err.code() in RETRYABLE else EtcdError
+    return cls(f"etcd: {err.details() or err.code().name}")
 
 
 class EtcdKV:
@@ -150,7 +162,7 @@ class EtcdKV:
             return kv.CompactedError(revision, self._compacted)
         if FUTURE_TEXT in details:
             return kv.FutureRevisionError(revision, await self.current_revision())
-        return EtcdError(f"etcd: {details or err.code().name}")
+        return _rpc_error(err)
 
     async def get(self, key: str) -> KeyValue | None:
         resp = await self._range(m.range_request(self._key(key)))
@@ -181,9 +193,11 @@ class EtcdKV:
     # ---- writes ----
 
     async def _grant(self, ttl: int) -> int:
-        lease, error = m.lease_grant_response(
-            await self.client.unary(m.LEASE_GRANT, m.lease_grant_request(ttl))
-        )
+        try:
+            data = await self.client.unary(m.LEASE_GRANT, m.lease_grant_request(ttl))
+        except grpc.aio.AioRpcError as err:
+            raise _rpc_error(err) from None
+        lease, error = m.lease_grant_response(data)
         if error:
             raise EtcdError(f"etcd: {error}")
         return lease
@@ -194,7 +208,7 @@ class EtcdKV:
         try:
             data, maybe_applied = await self.client.unary_write(m.TXN, request)
         except grpc.aio.AioRpcError as err:
-            raise EtcdError(f"etcd: {err.details() or err.code().name}") from None
+            raise _rpc_error(err) from None
         resp = m.txn_response(data)
         if resp.succeeded:
             return TxnResult(True, resp.revision, None)
@@ -254,6 +268,7 @@ class EtcdKV:
         the revision after the last delivered, so no event is lost or repeated."""
         key, range_end = self._key(start), self._key(end)
         next_revision = start_revision
+        delay = WATCH_RETRY_SECONDS
         while not self._closed:
             channel = self.client.channel
             call = channel.stream_stream(m.WATCH)()
@@ -264,6 +279,8 @@ class EtcdKV:
                     data = await call.read()
                     if data is grpc.aio.EOF:
                         break
+                    delay = WATCH_RETRY_SECONDS
+                    self.client.answered()
                     resp = m.watch_response(data)
                     if resp.canceled:
                         if resp.compact_revision:
@@ -278,8 +295,8 @@ class EtcdKV:
             except grpc.aio.AioRpcError as err:
                 if self._closed or err.code() == grpc.StatusCode.CANCELLED:
                     return
-                if err.code() not in RETRYABLE:
-                    raise EtcdError(f"etcd: {err.details() or err.code().name}") from None
+                if err.code() not in WATCH_RETRYABLE:
+                    raise _rpc_error(err) from None
                 self.client.failover(channel)
             except asyncio.CancelledError:
                 if self._closed:
@@ -289,7 +306,8 @@ class EtcdKV:
                 self._watch_calls.discard(call)
                 self._progress_asked.discard(call)
                 call.cancel()
-            await asyncio.sleep(WATCH_RETRY_SECONDS)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, WATCH_RETRY_MAX_SECONDS)
 
     def _batch(self, resp: m.WatchResponse) -> KVBatch | None:
         if resp.created:
@@ -366,7 +384,7 @@ class EtcdKV:
             if FUTURE_TEXT in details:
                 return await self.compact(await self.current_revision())
             if COMPACTED_TEXT not in details:
-                raise EtcdError(f"etcd: {details or err.code().name}") from None
+                raise _rpc_error(err) from None
             revision = max(revision, await self._probe_compacted())
         self._compacted = max(self._compacted, revision)
 

@@ -9,14 +9,10 @@ import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from ..kv import KeyValue, KVBatch, RangeResult, TxnResult
+from ..kv import KeyValue, KVBatch, RangeResult, StorageUnavailableError, TxnResult
 from . import wire
 
 _LOST = "lost"  # a watch's queue: the connection is gone (what a watch raises then is this side's error)
-
-
-class StorageUnavailableError(ConnectionError):
-    """The storage process is gone: every request fails with this until the worker exits."""
 
 
 class RemoteKV:
