@@ -46,5 +46,7 @@ class Periodic:
             await (current_clock().sleep(self.interval) if self.clocked else asyncio.sleep(self.interval))
             try:
                 await self.fn()
+            except ConnectionError as err:  # the store out of reach: a fact of operation, in one line
+                log.error("%s failed: %s", self.name, err)
             except Exception:  # noqa: BLE001 - tried again at the next interval
                 log.exception("%s failed", self.name)
