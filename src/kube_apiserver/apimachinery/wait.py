@@ -9,6 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from .clock import current_clock
+from .runtime import log_failure
 
 log = logging.getLogger("kube_apiserver")
 
@@ -46,7 +47,5 @@ class Periodic:
             await (current_clock().sleep(self.interval) if self.clocked else asyncio.sleep(self.interval))
             try:
                 await self.fn()
-            except ConnectionError as err:  # the store out of reach: a fact of operation, in one line
-                log.error("%s failed: %s", self.name, err)
             except Exception:  # noqa: BLE001 - tried again at the next interval
-                log.exception("%s failed", self.name)
+                log_failure(log, "%s failed", self.name)

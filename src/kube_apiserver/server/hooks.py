@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from ..apimachinery.runtime import log_failure
 from .healthz import HealthChecker
 
 log = logging.getLogger(__name__)
@@ -75,11 +76,8 @@ class Hooks:
     async def _run(hook: PostStartHook) -> None:
         try:
             await hook.hook()
-        except ConnectionError as err:  # the store out of reach: a fact of operation, in one line
-            log.error("PostStartHook %r failed: %s", hook.name, err)
-            raise
         except Exception:
-            log.exception("PostStartHook %r failed", hook.name)
+            log_failure(log, "PostStartHook %r failed", hook.name)
             raise
         hook.done.set()
 
@@ -87,7 +85,5 @@ class Hooks:
         for name, hook in self.pre_shutdown.items():
             try:
                 await hook()
-            except ConnectionError as err:  # the store out of reach: a fact of operation, in one line
-                log.error("PreShutdownHook %r failed: %s", name, err)
             except Exception:  # noqa: BLE001 - one failing hook does not stop the others
-                log.exception("PreShutdownHook %r failed", name)
+                log_failure(log, "PreShutdownHook %r failed", name)

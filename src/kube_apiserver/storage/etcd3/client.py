@@ -138,8 +138,7 @@ class Client:
                 if attempt % len(self._channels) == 0:  # every endpoint failed once: wait a little
                     await asyncio.sleep(min(0.05 * 2 ** (attempt // len(self._channels)), 1.0))
                 continue
-            if self._failing:
-                self.answered()
+            self.answered()
             return response, maybe_applied
 
     async def unary_on(self, index: int, method: str, request: bytes, timeout: float) -> bytes:
