@@ -80,7 +80,8 @@ class Client:
             for target, secure in targets
         ]
         self._current = 0
-        self._failing = False  # calls are failing over: said once, until one is answered again
+        # The loop's time calls began failing over (said once), until a call sent after it is answered.
+        self._down_since: float | None = None
         # A multi-callable per channel and method: making one per call costs as much as the call.
         self._callables: dict[tuple[int, str], grpc.aio.UnaryUnaryMultiCallable] = {}
         self.failover_window = FAILOVER_WINDOW
@@ -96,19 +97,21 @@ class Client:
             return
         down = self.endpoints[self._current]
         self._current = (self._current + 1) % len(self._channels)
-        if self._failing:
+        if self._down_since is not None:
             log.debug("etcd: trying endpoint %s", self.endpoints[self._current])
             return
-        self._failing = True
+        self._down_since = asyncio.get_running_loop().time()
         if len(self._channels) == 1:
             log.warning("etcd: endpoint %s is unavailable; retrying", down)
         else:
             log.warning("etcd: endpoint %s is unavailable; trying %s", down, self.endpoints[self._current])
 
-    def answered(self) -> None:
-        """A call or a watch was answered: after an outage, that is said once."""
-        if self._failing:
-            self._failing = False
+    def answered(self, sent: float) -> None:
+        """A call or watch stream sent at `sent` (the loop's time) was answered: an outage that began before it
+        is over, said once. One sent before the outage began proves nothing: it was on its way as the member
+        went (a dying member answers some calls in flight after failing others)."""
+        if self._down_since is not None and sent > self._down_since:
+            self._down_since = None
             log.info("etcd: endpoint %s answers", self.endpoints[self._current])
 
     async def unary(self, method: str, request: bytes, retry: bool = True) -> bytes:
@@ -127,6 +130,7 @@ class Client:
             call = self._callables.get((self._current, method))
             if call is None:
                 call = self._callables[(self._current, method)] = channel.unary_unary(method)
+            sent = loop.time()
             try:
                 response = await call(request, timeout=CALL_TIMEOUT)
             except grpc.aio.AioRpcError as err:
@@ -138,7 +142,7 @@ class Client:
                 if attempt % len(self._channels) == 0:  # every endpoint failed once: wait a little
                     await asyncio.sleep(min(0.05 * 2 ** (attempt // len(self._channels)), 1.0))
                 continue
-            self.answered()
+            self.answered(sent)
             return response, maybe_applied
 
     async def unary_on(self, index: int, method: str, request: bytes, timeout: float) -> bytes:

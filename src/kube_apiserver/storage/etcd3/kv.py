@@ -271,6 +271,7 @@ class EtcdKV:
         delay = WATCH_RETRY_SECONDS
         while not self._closed:
             channel = self.client.channel
+            opened = asyncio.get_running_loop().time()
             call = channel.stream_stream(m.WATCH)()
             try:
                 await call.write(m.watch_create_request(key, range_end, next_revision))
@@ -280,7 +281,7 @@ class EtcdKV:
                     if data is grpc.aio.EOF:
                         break
                     delay = WATCH_RETRY_SECONDS
-                    self.client.answered()
+                    self.client.answered(opened)
                     resp = m.watch_response(data)
                     if resp.canceled:
                         if resp.compact_revision:
