@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from conftest import Server, wait_for
+from kube_apiserver.cmd.workers import STORAGE_PRIORITY_BOOST
 
 CONNECTIONS = 24  # new connections per check: they alternate between the workers
 
@@ -92,6 +93,24 @@ CMS = "/api/v1/namespaces/default/configmaps"
 def test_the_storage_process_serves_two_workers(workers: tuple[subprocess.Popen[str], Server]) -> None:
     proc, _ = workers
     assert len(children(proc.pid)) == 2
+
+
+def nice_of(pid: int) -> int:
+    """The nice value of the process's main thread (field 19 of its stat)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def may_raise_priority() -> bool:
+    return subprocess.run([sys.executable, "-c", "import os; os.nice(-1)"], check=False).returncode == 0
+
+
+def test_the_storage_process_runs_at_a_higher_priority_than_its_workers_where_it_may(
+        workers: tuple[subprocess.Popen[str], Server]) -> None:
+    """Every worker's writes wait for the storage process's loop: it does not wait for a worker's time slice."""
+    proc, _ = workers
+    storage = nice_of(proc.pid)
+    boost = STORAGE_PRIORITY_BOOST if may_raise_priority() else 0
+    assert [nice_of(pid) - storage for pid in children(proc.pid)] == [boost, boost]
 
 
 def test_a_startup_warning_is_given_once_not_by_each_worker(workers: tuple[subprocess.Popen[str], Server]) -> None:

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import uuid
 
+from .. import logs
 from ..server import listener
 from ..server.handoff import ConnectionDispatcher
 from ..server.options.etcd import STORAGE_TYPE_ETCD3
@@ -37,6 +38,9 @@ from .storage_backend import StorageBackend, open_storage
 
 log = logging.getLogger("kube_apiserver")
 
+# How much higher the storage process's scheduling priority is than its workers' (nice steps), where the
+# operating system lets it raise its own (root, CAP_SYS_NICE or RLIMIT_NICE): see _favor_storage.
+STORAGE_PRIORITY_BOOST = 10
 STORAGE_FD_ENV = "KUBE_APISERVER_STORAGE_FD"  # a worker's end of its socket pair to the storage process
 CONNECTIONS_FD_ENV = "KUBE_APISERVER_CONNECTIONS_FD"  # and of the one its connections come over
 PEERS_DIR_ENV = "KUBE_APISERVER_PEERS_DIR"  # where the workers answer one another's scrapes (server/peers.py)
@@ -123,6 +127,8 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
             name = f"{generation}-{index}"
             flags = worker_argv(argv, port, ",".join(map(str, opts.service_cluster_ip_ranges)))
             children.append(await _start_worker(name, flags, kv_server, dispatcher, peers))
+        if kv_server is not None:
+            _favor_storage()  # once the workers are forked: they keep the priority they were started with
         exits = [asyncio.ensure_future(child.wait()) for child in children]
         stopping = asyncio.ensure_future(stop.wait())
         announced = asyncio.ensure_future(serving.wait())
@@ -146,6 +152,22 @@ async def run(opts: CompletedOptions, argv: list[str], stop: asyncio.Event | Non
             await backend.stop()
         dispatcher.close()
         shutil.rmtree(peers, ignore_errors=True)
+
+
+def _favor_storage() -> None:
+    """Raises this process's scheduling priority above its workers', if the operating system lets it.
+
+    Every write of every worker waits for this process's event loop, which does little each time it wakes.
+    At the workers' priority it waited for a worker's time slice whenever both cores ran workers: 0.2 ms a
+    wake-up on average, and a write spent 1.4 ms here under 16 creates in flight; at 10 nice steps higher,
+    0.02 ms and 0.7 ms, and the p50 of k8sbench's creates, pod creates and patches fell by 7-12% with the
+    same CPU per request (docs/write-path.md). Being small, its work takes little from the workers.
+
+    Linux's nice value belongs to a thread: this one, the event loop's, is the one that serves."""
+    try:
+        os.nice(-STORAGE_PRIORITY_BOOST)
+    except OSError as err:  # an unprivileged user may only lower its priority
+        logs.info_v(2, "The storage process keeps its workers' scheduling priority: %s", err)
 
 
 async def _start_worker(name: str, argv: list[str], kv_server: KVServer | None,
