@@ -95,9 +95,14 @@ def test_the_storage_process_serves_two_workers(workers: tuple[subprocess.Popen[
     assert len(children(proc.pid)) == 2
 
 
+def stat_fields(pid: int) -> list[str]:
+    """Fields 3 on of the process's stat: those after its command name (which may hold spaces and ")")."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def nice_of(pid: int) -> int:
     """The nice value of the process's main thread (field 19 of its stat)."""
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    return int(stat_fields(pid)[16])
 
 
 def may_raise_priority() -> bool:
@@ -297,7 +302,7 @@ def test_workers_stop_when_the_storage_process_is_gone(tmp_path: Path) -> None:
 def alive(pid: int) -> bool:
     """Running, and not a zombie (an orphan is reaped by init, maybe not at once)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+        return stat_fields(pid)[0] != "Z"
     except OSError:
         return False
 
