@@ -160,8 +160,8 @@ def _favor_storage() -> None:
     Every write of every worker waits for this process's event loop, which does little each time it wakes.
     At the workers' priority it waited for a worker's time slice whenever both cores ran workers: 0.2 ms a
     wake-up on average, and a write spent 1.4 ms here under 16 creates in flight; at 10 nice steps higher,
-    0.02 ms and 0.7 ms, and the p50 of k8sbench's creates, pod creates and patches fell by 7-12% with the
-    same CPU per request (docs/write-path.md). Being small, its work takes little from the workers.
+    0.02 ms and 0.7 ms, and the p50 of k8sbench's creates, PUTs, patches and pod creates fell by 8-10% with
+    the same CPU per request (docs/write-path.md, item 20). Being small, its work takes little from the workers.
 
     Linux's nice value belongs to a thread: this one, the event loop's, is the one that serves."""
     try:
